@@ -1,0 +1,44 @@
+# Climate projection service. `make run` and `make test` are all a new user needs; see README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+DATA_DIR ?= data/build
+STAMP := node_modules/.npm-ci-stamp
+TSX := node_modules/.bin/tsx
+
+.PHONY: help setup run test data user bench typecheck
+
+help:
+	@echo "make run    - set up (npm ci, default data) when needed, then serve on PORT (default 8080)"
+	@echo "make test   - type-check and run the test suite"
+	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
+	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
+	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
+	@echo "make bench  - load benchmarks on the default data (see bench/README.md)"
+
+# npm ci only when the lockfile changed since the last install.
+$(STAMP): package-lock.json
+	npm ci
+	@touch $(STAMP)
+
+$(DATA_DIR)/manifest.json: | $(STAMP)
+	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
+
+setup: $(STAMP) $(DATA_DIR)/manifest.json
+
+run: setup
+	DATA_DIR="$(DATA_DIR)" $(TSX) src/server.ts
+
+typecheck: $(STAMP)
+	node_modules/.bin/tsc -p tsconfig.json
+
+test: typecheck
+	node_modules/.bin/vitest run
+
+data: $(STAMP)
+	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
+
+user: $(STAMP)
+	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts
+
+bench: setup
+	DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts

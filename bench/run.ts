@@ -1,0 +1,112 @@
+/**
+ * `make bench`: starts the server on the default data (DATA_DIR), drives it from a second process
+ * with autocannon, and prints requests/s, p50, p99 per workload and the server's peak RSS.
+ * BENCH_DURATION (seconds per workload, default 10) and BENCH_ONLY (substring of workload names).
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/config.js';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { loadCatalog } from '../src/reference/catalog.js';
+import { referenceWorkloads, type Workload } from './workloads.js';
+
+const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ONLY = process.env.BENCH_ONLY;
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function startServer(env: NodeJS.ProcessEnv): ChildProcess {
+  // node + tsx loader directly, so that the child's pid is the server's own.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout!.on('data', () => {});
+  return child;
+}
+
+async function waitReady(url: string, token: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const res = await fetch(`${url}/api/dataset/`, { headers: { authorization: `Token ${token}` } });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('The server did not become ready in 30 s; run `make run` to see why.');
+}
+
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+function runLoad(url: string, token: string, w: Workload, duration: number) {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ url, token, paths: w.paths, connections: w.connections, duration })],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
+  return JSON.parse(out.trim().split('\n').pop()!) as { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(DATA_DIR, 'manifest.json'))) throw new Error(`No data at ${DATA_DIR}; run \`make data\` first.`);
+  const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+  const catalog = await loadCatalog(await db.connect(), DATA_DIR);
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const accounts = path.join(tmp, 'accounts.duckdb');
+  const env = { ...process.env, DATA_DIR, ACCOUNTS_DB: accounts, THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' };
+  const created = execFileSync(TSX, ['scripts/user.ts', '--email', 'bench@example.com', '--password', 'bench-password'], { cwd: ROOT, env, encoding: 'utf8' });
+  const token = created.trim().split('\n').pop()!;
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = startServer({ ...env, PORT: String(port), HOST: '127.0.0.1' });
+  try {
+    await waitReady(url, token);
+    const workloads = referenceWorkloads(catalog).filter((w) => !ONLY || w.name.includes(ONLY));
+    const rows = [];
+    for (const w of workloads) {
+      process.stderr.write(`bench: ${w.name} (${w.connections} connections, warm-up 2 s, ${DURATION} s)...\n`);
+      runLoad(url, token, w, 2);
+      const r = runLoad(url, token, w, DURATION);
+      if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
+      rows.push({ workload: w.name, connections: w.connections, ...r });
+    }
+    const rss = peakRssMb(server.pid!);
+    console.log('\n| workload | clients | req/s | p50 ms | p99 ms | non-2xx |');
+    console.log('|---|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.workload} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`);
+    console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
+    fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+    const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, rows }, null, 2));
+    console.log(`results: ${path.relative(ROOT, file)}`);
+  } finally {
+    server.kill('SIGTERM');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

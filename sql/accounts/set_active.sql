@@ -1,0 +1,1 @@
+UPDATE account SET is_active = $active WHERE id = $id

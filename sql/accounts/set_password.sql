@@ -1,0 +1,1 @@
+UPDATE account SET password_hash = $password_hash WHERE id = $id

@@ -1,0 +1,3 @@
+SELECT name, label, datasets, calendar
+FROM read_parquet($dir || '/catalog/climate_model.parquet')
+ORDER BY name COLLATE C

@@ -1,0 +1,45 @@
+import cors from 'cors';
+import express, { type RequestHandler, type Router } from 'express';
+import type { Config } from './config.js';
+import { errorHandler, unknownPath } from './http/errors.js';
+import { options, trailingSlash } from './http/routing.js';
+import type { Catalog } from './reference/catalog.js';
+import { cityRoutes } from './reference/cityRoutes.js';
+import { mapCellRoutes } from './reference/mapCellRoutes.js';
+import { metadataRoutes } from './reference/metadataRoutes.js';
+import { regionRoutes } from './reference/regionRoutes.js';
+
+export interface AppDeps {
+  config: Config;
+  catalog: Catalog;
+  auth: { requireToken: RequestHandler; tokenRouter: Router };
+}
+
+/** The Express app; tests drive it with supertest, server.ts listens with it. */
+export function createApp({ config, catalog, auth }: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+
+  app.use(
+    cors({
+      origin: '*',
+      exposedHeaders: ['Retry-After', 'Content-Disposition'],
+      maxAge: 86400,
+      preflightContinue: true,
+    }),
+  );
+  app.use(options);
+  app.use(trailingSlash);
+
+  app.use(auth.tokenRouter);
+  app.use('/api', auth.requireToken);
+  app.use(cityRoutes(catalog));
+  app.use(mapCellRoutes(catalog));
+  app.use(metadataRoutes(catalog));
+  app.use(regionRoutes(catalog));
+
+  app.use(unknownPath);
+  app.use(errorHandler);
+  return app;
+}

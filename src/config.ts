@@ -1,0 +1,51 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** Repository root, so that commands work from any working directory. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const rate = z
+  .string()
+  .regex(/^\d+\/(sec|min|hour|day)$/, 'must look like N/sec, N/min, N/hour or N/day');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default(path.join(ROOT, 'data', 'build')),
+  ACCOUNTS_DB: z.string().default(path.join(ROOT, 'data', 'accounts.duckdb')),
+  /** Optional fixed signing secret; without it a random one is kept in the accounts store. */
+  TOKEN_SECRET: z.string().min(32).optional(),
+  TOKEN_AUTH_RATE: rate.default('5/min'),
+  THROTTLE_BURST_RATE: rate.default('20/min'),
+  THROTTLE_SUSTAINED_RATE: rate.default('5000/day'),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number.isNaN(Number(v)) ? v : Number(v))),
+  DUCKDB_THREADS: z.coerce.number().int().min(1).default(Math.max(1, os.availableParallelism())),
+  DUCKDB_MEMORY_LIMIT: z.string().default('1GB'),
+  /** Climate queries allowed to run at once; the rest wait in a queue. */
+  QUERY_CONCURRENCY: z.coerce.number().int().min(1).default(3),
+  QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}\nSee README.md, "Configuration".`);
+  }
+  return parsed.data;
+}
+
+/** "20/min" -> { limit: 20, windowMs: 60000 } */
+export function parseRate(value: string): { limit: number; windowMs: number } {
+  const m = /^(\d+)\/(sec|min|hour|day)$/.exec(value);
+  if (!m) throw new Error(`Bad rate "${value}": use N/sec, N/min, N/hour or N/day`);
+  const unit = { sec: 1_000, min: 60_000, hour: 3_600_000, day: 86_400_000 }[m[2] as 'sec' | 'min' | 'hour' | 'day'];
+  return { limit: Number(m[1]), windowMs: unit };
+}

@@ -1,0 +1,37 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+
+/**
+ * The one error type of the service. `body` defaults to {"detail": message}; a few endpoints keep
+ * the original API's other body shapes (nearest-city `error`, field-error dicts at the token endpoint).
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: Record<string, unknown> = { detail: message },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (detail: string) => new HttpError(400, detail);
+export const notFound = (detail = 'Not found.') => new HttpError(404, detail);
+
+export const unknownPath: RequestHandler = (_req, _res, next) => next(notFound());
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (err instanceof HttpError) {
+    res.set(err.headers).status(err.status).json(err.body);
+    return;
+  }
+  // Body-parser failures carry a status (400 malformed JSON, 413 too large).
+  const status = typeof err?.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
+  if (status === 500) {
+    console.error(`[error] ${req.method} ${req.originalUrl}:`, err);
+    res.status(500).json({ detail: 'Internal server error.' });
+    return;
+  }
+  const detail = err.type === 'entity.parse.failed' ? 'Malformed request body: it is not valid JSON.' : String(err.message);
+  res.status(status).json({ detail });
+};

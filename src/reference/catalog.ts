@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readRows } from '../db/duckdb.js';
+import { sqlFile } from '../db/sqlFiles.js';
+
+/**
+ * The reference data of one data build, read once from the catalog Parquet files.
+ *
+ * It is immutable for the life of a build and small (a few thousand cities), so the reference
+ * endpoints answer from these arrays instead of issuing a DuckDB query per request: a filtered,
+ * sorted city page costs about 1.3 ms as a DuckDB query and tens of microseconds here (see the
+ * note in README.md, "Architecture"). Every replica loads the same files, so this is not request
+ * state: it changes only with the data build.
+ */
+export interface City {
+  id: number;
+  name: string;
+  admin: string;
+  population: number;
+  lon: number;
+  lat: number;
+  regionId: number | null;
+  ocean: boolean;
+  coastal: boolean;
+  datasets: string[];
+}
+
+export interface MapCell {
+  dataset: string;
+  cellId: number;
+  lat: number;
+  lon: number;
+  ocean: boolean;
+  coastal: boolean;
+  hasData: boolean;
+}
+
+export interface Boundary {
+  geometry: string;
+  boundaryType: string;
+  source: string;
+}
+
+export interface Region {
+  id: number;
+  level1: number;
+  level1_description: string;
+  level2: number;
+  level2_description: string;
+  geometry: string;
+  bbox: [number, number, number, number];
+}
+
+export interface Dataset {
+  name: string;
+  label: string;
+  description: string;
+  url: string;
+  cellSize: number;
+  models: string[];
+}
+
+export interface ClimateModel {
+  name: string;
+  label: string;
+  datasets: string[];
+  calendar: string;
+}
+
+export interface Scenario {
+  name: string;
+  label: string;
+  description: string;
+  alias: string;
+  startYear: number;
+  endYear: number;
+}
+
+export interface HistoricRange {
+  start_year: number;
+  end_year: number;
+}
+
+export interface Manifest {
+  build_id: string;
+  created: string;
+  [key: string]: unknown;
+}
+
+export interface Catalog {
+  dataDir: string;
+  manifest: Manifest;
+  cities: City[];
+  cityById: Map<number, City>;
+  /** city id -> dataset -> cell id, for the cells that have data. */
+  cityCells: Map<number, Map<string, number>>;
+  /** `${dataset}:${cellId}` -> cell */
+  cells: Map<string, MapCell>;
+  cellsWithData: MapCell[];
+  boundaries: Map<number, Boundary>;
+  regions: Region[];
+  regionById: Map<number, Region>;
+  datasets: Dataset[];
+  datasetByName: Map<string, Dataset>;
+  models: ClimateModel[];
+  modelByName: Map<string, ClimateModel>;
+  scenarios: Scenario[];
+  scenarioByName: Map<string, Scenario>;
+  historicRanges: HistoricRange[];
+}
+
+export const cellKey = (dataset: string, cellId: number) => `${dataset}:${cellId}`;
+
+/** The build's manifest, or an error that tells the user how to make one. */
+export function readManifest(dataDir: string): Manifest {
+  const file = path.join(dataDir, 'manifest.json');
+  if (!fs.existsSync(file)) {
+    throw new Error(`No data build at ${dataDir} (missing manifest.json). Run \`make data\` first, or set DATA_DIR.`);
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
+}
+
+export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Promise<Catalog> {
+  const manifest = readManifest(dataDir);
+  const params = { dir: dataDir };
+  const q = <T>(file: string) => readRows<T>(conn, sqlFile(`catalog/${file}`), params);
+
+  const [cityRows, cityCellRows, cellRows, boundaryRows, regionRows, datasetRows, modelRows, scenarioRows, ranges] =
+    await Promise.all([
+      q<{ id: number; name: string; admin: string; population: number; lon: number; lat: number; region_id: number | null; ocean: boolean; coastal: boolean; datasets: string[] }>('cities.sql'),
+      q<{ city_id: number; dataset: string; cell_id: number }>('city_cells.sql'),
+      q<{ dataset: string; cell_id: number; lat: number; lon: number; ocean: boolean; coastal: boolean; has_data: boolean }>('map_cells.sql'),
+      q<{ city_id: number; geometry: string; boundary_type: string; source: string }>('boundaries.sql'),
+      q<{ id: number; level1: number; level1_description: string; level2: number; level2_description: string; geometry: string; min_lon: number; min_lat: number; max_lon: number; max_lat: number }>('regions.sql'),
+      q<{ name: string; label: string; description: string; url: string; cell_size: number; models: string[] }>('datasets.sql'),
+      q<{ name: string; label: string; datasets: string[]; calendar: string }>('climate_models.sql'),
+      q<{ name: string; label: string; description: string; alias: string; start_year: number; end_year: number }>('scenarios.sql'),
+      q<HistoricRange>('historic_ranges.sql'),
+    ]);
+
+  const cities: City[] = cityRows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    admin: r.admin,
+    population: Number(r.population),
+    lon: r.lon,
+    lat: r.lat,
+    regionId: r.region_id === null ? null : Number(r.region_id),
+    ocean: r.ocean,
+    coastal: r.coastal,
+    datasets: r.datasets,
+  }));
+
+  const cells = new Map<string, MapCell>();
+  for (const r of cellRows) {
+    cells.set(cellKey(r.dataset, r.cell_id), {
+      dataset: r.dataset,
+      cellId: r.cell_id,
+      lat: r.lat,
+      lon: r.lon,
+      ocean: r.ocean,
+      coastal: r.coastal,
+      hasData: r.has_data,
+    });
+  }
+
+  const cityCells = new Map<number, Map<string, number>>();
+  for (const r of cityCellRows) {
+    if (!cells.get(cellKey(r.dataset, r.cell_id))?.hasData) continue;
+    const id = Number(r.city_id);
+    let m = cityCells.get(id);
+    if (!m) cityCells.set(id, (m = new Map()));
+    m.set(r.dataset, r.cell_id);
+  }
+
+  const regions: Region[] = regionRows.map((r) => ({
+    id: r.id,
+    level1: r.level1,
+    level1_description: r.level1_description,
+    level2: r.level2,
+    level2_description: r.level2_description,
+    geometry: r.geometry,
+    bbox: [r.min_lon, r.min_lat, r.max_lon, r.max_lat],
+  }));
+
+  const datasets: Dataset[] = datasetRows.map((r) => ({
+    name: r.name,
+    label: r.label,
+    description: r.description,
+    url: r.url,
+    cellSize: r.cell_size,
+    models: r.models,
+  }));
+
+  const models: ClimateModel[] = modelRows;
+  const scenarios: Scenario[] = scenarioRows.map((r) => ({
+    name: r.name,
+    label: r.label,
+    description: r.description,
+    alias: r.alias,
+    startYear: r.start_year,
+    endYear: r.end_year,
+  }));
+
+  return {
+    dataDir,
+    manifest,
+    cities,
+    cityById: new Map(cities.map((c) => [c.id, c])),
+    cityCells,
+    cells,
+    cellsWithData: [...cells.values()].filter((c) => c.hasData),
+    boundaries: new Map(
+      boundaryRows.map((r) => [Number(r.city_id), { geometry: r.geometry, boundaryType: r.boundary_type, source: r.source }]),
+    ),
+    regions,
+    regionById: new Map(regions.map((r) => [r.id, r])),
+    datasets,
+    datasetByName: new Map(datasets.map((d) => [d.name, d])),
+    models,
+    modelByName: new Map(models.map((m) => [m.name, m])),
+    scenarios,
+    scenarioByName: new Map(scenarios.map((s) => [s.name, s])),
+    historicRanges: ranges,
+  };
+}

@@ -1,0 +1,139 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { pageWindow } from '../http/pagination.js';
+import { integer, number, parseQuery, text } from '../http/queryParams.js';
+import type { Catalog, City } from './catalog.js';
+import { CityIndex, ORDERING_FIELDS, type OrderKey, type OrderingField } from './cityQuery.js';
+import { cityCellFeature, cityFeatureJson, featureCollectionJson } from './features.js';
+import { normalizeLon } from './grids.js';
+
+const DEFAULT_ORDERING: OrderKey[] = [
+  { field: 'name', descending: false },
+  { field: 'admin', descending: false },
+];
+const MAX_PAGE_SIZE = 1000;
+
+const pageParams = {
+  page: z.union([z.literal('last'), integer({ min: 1 })], { error: "must be an integer >= 1 or 'last'" }).optional(),
+  page_size: integer({ min: 1, max: MAX_PAGE_SIZE }).optional(),
+};
+
+const listParams = {
+  ...pageParams,
+  ordering: text().optional(),
+  name: text().optional(),
+  admin: text().optional(),
+  search: text().optional(),
+  population_gte: integer({ min: 0 }).optional(),
+  population_lte: integer({ min: 0 }).optional(),
+  region: integer({ min: 1 }).optional(),
+  in_bbox: text().optional(),
+};
+
+const nearestParams = {
+  ...pageParams,
+  lat: number({ min: -90, max: 90 }),
+  // Longitudes past 180 (0..360 form) are accepted and folded.
+  lon: number({ min: -180, max: 360 }),
+  limit: integer({ min: 1 }).optional(),
+};
+
+function parseOrdering(value: string | undefined): OrderKey[] {
+  if (value === undefined) return DEFAULT_ORDERING;
+  const keys = value.split(',').map((raw) => {
+    const term = raw.trim();
+    const descending = term.startsWith('-');
+    const field = descending ? term.slice(1) : term;
+    if (!(ORDERING_FIELDS as readonly string[]).includes(field)) {
+      throw badRequest(
+        `ordering accepts a comma-separated list of ${ORDERING_FIELDS.join(', ')}, each optionally prefixed with '-' for descending order; got '${term}'.`,
+      );
+    }
+    return { field: field as OrderingField, descending };
+  });
+  return keys;
+}
+
+function parseBbox(value: string | undefined): [number, number, number, number] | undefined {
+  if (value === undefined) return undefined;
+  const parts = value.split(',').map((p) => p.trim());
+  const nums = parts.map(Number);
+  const [minLon, minLat, maxLon, maxLat] = nums as [number, number, number, number];
+  const ok =
+    parts.length === 4 &&
+    parts.every((p) => p !== '') &&
+    nums.every(Number.isFinite) &&
+    minLat >= -90 && maxLat <= 90 && minLat <= maxLat && minLon <= maxLon;
+  if (!ok) {
+    throw badRequest(
+      `Invalid bbox string supplied for parameter in_bbox: expected minlon,minlat,maxlon,maxlat with min <= max and latitudes in [-90, 90]; got '${value}'.`,
+    );
+  }
+  return [minLon, minLat, maxLon, maxLat];
+}
+
+function page(req: Request, cities: City[], p: number | 'last' | undefined, size: number | undefined): string {
+  const w = pageWindow(req, cities.length, p ?? 1, size ?? 20);
+  const features: string[] = [];
+  for (let i = w.start; i < w.end; i++) features.push(cityFeatureJson(cities[i]!));
+  return featureCollectionJson(cities.length, w.next, w.previous, features);
+}
+
+function cityOr404(catalog: Catalog, pk: string | undefined): City {
+  const city = /^\d+$/.test(pk ?? '') ? catalog.cityById.get(Number(pk)) : undefined;
+  if (!city) throw notFound();
+  return city;
+}
+
+export function cityRoutes(catalog: Catalog): Router {
+  const index = new CityIndex(catalog.cities);
+  const router = Router();
+
+  router.get('/api/city/', (req, res) => {
+    const q = parseQuery(listParams, req.query);
+    const cities = index.filter(parseOrdering(q.ordering), {
+      name: q.name,
+      admin: q.admin,
+      search: q.search,
+      populationGte: q.population_gte,
+      populationLte: q.population_lte,
+      region: q.region,
+      bbox: parseBbox(q.in_bbox),
+    });
+    res.type('application/json').send(page(req, cities, q.page, q.page_size));
+  });
+
+  router.get('/api/city/nearest/', (req, res) => {
+    const q = parseQuery(nearestParams, req.query);
+    const cities = index.nearest(q.lat, normalizeLon(q.lon), q.limit ?? 1);
+    res.type('application/json').send(page(req, cities, q.page, q.page_size));
+  });
+
+  router.get('/api/city/:pk/', (req, res) => {
+    res.type('application/json').send(cityFeatureJson(cityOr404(catalog, req.params.pk)));
+  });
+
+  router.get('/api/city/:pk/boundary/', (req, res) => {
+    const city = cityOr404(catalog, req.params.pk);
+    const boundary = catalog.boundaries.get(city.id);
+    if (!boundary) throw new HttpError(404, `City ${city.id} has no boundary.`);
+    res.type('application/json').send(`{"type":"Feature","geometry":${boundary.geometry},"properties":{}}`);
+  });
+
+  router.get('/api/city/:pk/map-cell/', (req, res) => {
+    const city = cityOr404(catalog, req.params.pk);
+    const cells = catalog.cityCells.get(city.id);
+    if (!cells || cells.size === 0) throw notFound();
+    res.json([...cells].map(([dataset, cellId]) => cityCellFeature(catalog.cells.get(`${dataset}:${cellId}`)!)));
+  });
+
+  router.get('/api/city/:pk/map-cell/:dataset/', (req, res) => {
+    const city = cityOr404(catalog, req.params.pk);
+    const cellId = catalog.cityCells.get(city.id)?.get(req.params.dataset);
+    if (cellId === undefined) throw notFound();
+    res.json(cityCellFeature(catalog.cells.get(`${req.params.dataset}:${cellId}`)!));
+  });
+
+  return router;
+}

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type express from 'express';
+import { inject } from 'vitest';
+import { createApp } from '../src/app.js';
+import { createAuth, type Auth } from '../src/auth/index.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { loadCatalog, type Catalog } from '../src/reference/catalog.js';
+
+export interface TestApp {
+  app: express.Express;
+  token: string;
+  catalog: Catalog;
+  auth: Auth;
+  config: Config;
+}
+
+let counter = 0;
+
+/** A temporary accounts file of its own, removed when the test process exits. */
+export function tempAccountsDb(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-accounts-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, `accounts-${counter++}.duckdb`);
+}
+
+/** The app on the suite's tiny dataset, with one account and its token. */
+export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = inject('dataDir');
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
+  const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
+  const catalog = await loadCatalog(await db.connect(), dataDir);
+  const auth = await createAuth(config);
+  const account = await auth.accounts.create('tester@example.com', await hashPassword('test-password'));
+  const token = await auth.tokens.issue(account.id, account.tokenVersion);
+  return { app: createApp({ config, catalog, auth }), token, catalog, auth, config };
+}
