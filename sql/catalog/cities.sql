@@ -6,4 +6,4 @@ FROM read_parquet($dir || '/catalog/city.parquet') c
 LEFT JOIN read_parquet($dir || '/catalog/city_cell.parquet') cc ON cc.city_id = c.id
 LEFT JOIN read_parquet($dir || '/catalog/map_cell.parquet') m ON m.dataset = cc.dataset AND m.cell_id = cc.cell_id
 GROUP BY ALL
-ORDER BY c.id
+ORDER BY 1

