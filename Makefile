@@ -5,7 +5,7 @@ DATA_DIR ?= data/build
 STAMP := node_modules/.npm-ci-stamp
 TSX := node_modules/.bin/tsx
 
-.PHONY: help setup run test data user bench typecheck
+.PHONY: help setup run test data user bench bench-layout typecheck
 
 help:
 	@echo "make run    - set up (npm ci, default data) when needed, then serve on PORT (default 8080)"
@@ -13,7 +13,8 @@ help:
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
-	@echo "make bench  - load benchmarks on the default data (see bench/README.md)"
+	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
+	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
 
 # npm ci only when the lockfile changed since the last install.
 $(STAMP): package-lock.json
@@ -42,3 +43,6 @@ user: $(STAMP)
 
 bench: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
+
+bench-layout: setup
+	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts

@@ -1,7 +1,14 @@
 /**
  * The load generator, run as its own process by bench/run.ts so that it does not share the
- * server's event loop. Input: one JSON argument; output: one JSON line with the results.
+ * server's event loop. Uses wrk (Debian package `wrk`, C, light on the CPU it shares with the
+ * server) when it is installed, else autocannon from npm. Input: one JSON argument; output: one
+ * JSON line with requests, rps, p50 and p99 (ms), non2xx, errors, bytes.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 interface LoadSpec {
@@ -13,26 +20,34 @@ interface LoadSpec {
 }
 
 const spec = JSON.parse(process.argv[2]!) as LoadSpec;
-let next = 0;
 
-const result = await autocannon({
-  url: spec.url,
-  connections: spec.connections,
-  duration: spec.duration,
-  headers: { authorization: `Token ${spec.token}` },
-  requests: [
-    {
-      // Spread the requests over the prepared paths so no single response dominates.
-      setupRequest: (req) => {
-        req.path = spec.paths[next++ % spec.paths.length]!;
-        return req;
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    // wrk --version exits 1 after printing its version.
+    return (err as { status?: number }).status === 1;
+  }
+}
+
+async function withAutocannon() {
+  let next = 0;
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.duration,
+    headers: { authorization: `Token ${spec.token}` },
+    requests: [
+      {
+        setupRequest: (req) => {
+          req.path = spec.paths[next++ % spec.paths.length]!;
+          return req;
+        },
       },
-    },
-  ],
-});
-
-console.log(
-  JSON.stringify({
+    ],
+  });
+  return {
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -40,5 +55,21 @@ console.log(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     bytes: result.throughput.total,
-  }),
-);
+  };
+}
+
+function withWrk() {
+  const pathsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'paths.txt');
+  fs.writeFileSync(pathsFile, spec.paths.join('\n') + '\n');
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'wrk-paths.lua');
+  const out = execFileSync('wrk', ['-t1', `-c${spec.connections}`, `-d${spec.duration}s`, '--timeout', '10s', '-s', script, spec.url], {
+    env: { ...process.env, WRK_PATHS: pathsFile, WRK_TOKEN: spec.token },
+    encoding: 'utf8',
+  });
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`wrk printed no results:\n${out}`);
+  return JSON.parse(line);
+}
+
+const result = process.env.BENCH_LOADGEN === 'autocannon' || !hasWrk() ? { tool: 'autocannon', ...(await withAutocannon()) } : { tool: 'wrk', ...withWrk() };
+console.log(JSON.stringify(result));

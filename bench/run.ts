@@ -63,7 +63,7 @@ function runLoad(url: string, token: string, w: Workload, duration: number) {
     ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ url, token, paths: w.paths, connections: w.connections, duration })],
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 },
   );
-  return JSON.parse(out.trim().split('\n').pop()!) as { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number };
+  return JSON.parse(out.trim().split('\n').pop()!) as { tool: string; requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number };
 }
 
 async function main() {
@@ -92,6 +92,7 @@ async function main() {
       rows.push({ workload: w.name, connections: w.connections, ...r });
     }
     const rss = peakRssMb(server.pid!);
+    console.log(`\nload generator: ${rows[0]?.tool ?? '-'} (its own process; install Debian's wrk for a lighter one)`);
     console.log('\n| workload | clients | req/s | p50 ms | p99 ms | non-2xx |');
     console.log('|---|---|---|---|---|---|');
     for (const r of rows) console.log(`| ${r.workload} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`);

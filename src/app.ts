@@ -2,7 +2,7 @@ import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
 import type { Config } from './config.js';
 import { errorHandler, unknownPath } from './http/errors.js';
-import { options, trailingSlash } from './http/routing.js';
+import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import type { Catalog } from './reference/catalog.js';
 import { cityRoutes } from './reference/cityRoutes.js';
 import { mapCellRoutes } from './reference/mapCellRoutes.js';
@@ -19,6 +19,9 @@ export interface AppDeps {
 export function createApp({ config, catalog, auth }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
+  // ETag is the better validator (not done yet), and hashing 5-50 KB per request is not free.
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
 
   app.use(
@@ -39,6 +42,7 @@ export function createApp({ config, catalog, auth }: AppDeps): express.Express {
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
 
+  app.use(methodNotAllowed);
   app.use(unknownPath);
   app.use(errorHandler);
   return app;

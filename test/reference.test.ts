@@ -37,8 +37,7 @@ describe('GET /api/city/', () => {
     expect(f.id).toBe(NYC);
     expect(f.type).toBe('Feature');
     expect(f.geometry.type).toBe('Point');
-    expect(f.geometry.coordinates[0]).toBeCloseTo(-74.006, 2);
-    expect(f.geometry.coordinates[1]).toBeCloseTo(40.714, 2);
+    expect(f.geometry.coordinates).toEqual([-74.00597, 40.71427]);
     expect(f.properties).toMatchObject({ name: 'New York City', admin: 'NY', population: 8175133 });
     expect(f.properties.proximity).toEqual({ ocean: true, coastal: true });
     expect(f.properties.datasets).toEqual(['NEX-GDDP', 'LOCA']);
@@ -398,6 +397,15 @@ describe('cross-cutting HTTP behaviour', () => {
     expect(res.headers.location).toBe('/api/city/?page=2');
     const post = await request(t.app).post('/api-token-auth').expect(308);
     expect(post.headers.location).toBe('/api-token-auth/');
+  });
+
+  it('answers other methods with 405 and Allow', async () => {
+    const res = await request(t.app).post('/api/city/').set('Authorization', `Token ${t.token}`).expect(405);
+    expect(res.body).toEqual({ detail: 'Method "POST" not allowed.' });
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    await request(t.app).delete('/api/city/').expect(401);
+    expect((await request(t.app).get('/api-token-auth/').expect(405)).headers.allow).toBe('POST, OPTIONS');
+    await request(t.app).head('/api/scenario/').set('Authorization', `Token ${t.token}`).expect(200);
   });
 
   it('answers unknown paths with 404 JSON', async () => {

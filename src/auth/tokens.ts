@@ -7,6 +7,11 @@ import { jwtVerify, SignJWT } from 'jose';
  */
 export class TokenService {
   private readonly key: Uint8Array;
+  /**
+   * Signature checks already done. A well-signed token's claims never change (revocation is the
+   * store's version check), so this only saves the HMAC on the hot path.
+   */
+  private readonly verified = new Map<string, { accountId: number; version: number }>();
 
   constructor(secret: string) {
     this.key = new TextEncoder().encode(secret);
@@ -18,11 +23,15 @@ export class TokenService {
 
   /** The claims of a well-signed token, or undefined. */
   async read(token: string): Promise<{ accountId: number; version: number } | undefined> {
+    const known = this.verified.get(token);
+    if (known) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const accountId = Number(payload.sub);
       const version = payload.ver;
       if (!Number.isInteger(accountId) || typeof version !== 'number') return undefined;
+      if (this.verified.size >= 10_000) this.verified.clear();
+      this.verified.set(token, { accountId, version });
       return { accountId, version };
     } catch {
       return undefined;

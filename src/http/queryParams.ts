@@ -48,19 +48,26 @@ export const text = () =>
     .transform((s) => (s === '' ? undefined : s));
 
 /**
- * Validates `query` (Express's parsed query) against an object schema of string parameters.
+ * A parser of Express's parsed query for an object schema of string parameters. Build it once per
+ * route: zod compiles a schema on first use, which costs more than the request itself.
  * Repeated parameters are rejected rather than silently using one of the values.
  */
-export function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
+export function queryParser<S extends z.ZodRawShape>(shape: S): (query: unknown) => z.output<z.ZodObject<S>> {
+  const schema = z.object(shape);
+  const keys = Object.keys(shape);
+  return (query) => parseWith(schema, keys, query);
+}
+
+function parseWith<S extends z.ZodRawShape>(schema: z.ZodObject<S>, keys: string[], query: unknown): z.output<z.ZodObject<S>> {
   const source = (query ?? {}) as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
-  for (const key of Object.keys(shape)) {
+  for (const key of keys) {
     const value = source[key];
     if (value === undefined) continue;
     if (typeof value !== 'string') throw new HttpError(400, `${key} must be given once, as a single value.`);
     picked[key] = value;
   }
-  const result = z.object(shape).safeParse(picked);
+  const result = schema.safeParse(picked);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const name = String(issue.path[0] ?? 'query');

@@ -33,3 +33,18 @@ export const options: RequestHandler = (req, res, next) => {
   const allow = req.path.startsWith('/api-token-auth') ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
   res.set('Allow', allow).set('Access-Control-Allow-Methods', allow).status(200).set('Content-Length', '0').end();
 };
+
+/**
+ * The API is read-only: any other method on an /api/ path is a 405 naming the allowed ones
+ * (after authentication, like the original), and GET on the token endpoints likewise.
+ */
+export const methodNotAllowed: RequestHandler = (req, res, next) => {
+  const tokenPath = req.path.startsWith('/api-token-auth/');
+  const allowed = tokenPath ? ['POST'] : ['GET', 'HEAD'];
+  if ((tokenPath || req.path.startsWith('/api/')) && !allowed.includes(req.method)) {
+    const allow = tokenPath ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
+    res.set('Allow', allow).status(405).json({ detail: `Method "${req.method}" not allowed.` });
+    return;
+  }
+  next();
+};

@@ -35,7 +35,10 @@ export function readCities(): SourceCity[] {
   const byKey = new Map<string, SourceCity>();
   for (const c of all) {
     if (c.country !== 'US' || c.population < 10_000 || c.featureCode === 'PPLX') continue;
-    const city = { id: c.cityId, name: c.name, admin: c.adminCode, population: c.population, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1] };
+    // The package decodes 1e-5 degree deltas with float sums (-71.05977000000001); round them back.
+    const lon = Math.round(c.loc.coordinates[0] * 1e5) / 1e5;
+    const lat = Math.round(c.loc.coordinates[1] * 1e5) / 1e5;
+    const city = { id: c.cityId, name: c.name, admin: c.adminCode, population: c.population, lon, lat };
     const key = `${c.name}|${c.adminCode}`;
     const seen = byKey.get(key);
     if (!seen || seen.population < city.population) byKey.set(key, city);

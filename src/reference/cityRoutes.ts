@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { badRequest, HttpError, notFound } from '../http/errors.js';
 import { pageWindow } from '../http/pagination.js';
-import { integer, number, parseQuery, text } from '../http/queryParams.js';
+import { integer, number, queryParser, text } from '../http/queryParams.js';
 import type { Catalog, City } from './catalog.js';
 import { CityIndex, ORDERING_FIELDS, type OrderKey, type OrderingField } from './cityQuery.js';
 import { cityCellFeature, cityFeatureJson, featureCollectionJson } from './features.js';
@@ -19,7 +19,7 @@ const pageParams = {
   page_size: integer({ min: 1, max: MAX_PAGE_SIZE }).optional(),
 };
 
-const listParams = {
+const listParams = queryParser({
   ...pageParams,
   ordering: text().optional(),
   name: text().optional(),
@@ -29,15 +29,15 @@ const listParams = {
   population_lte: integer({ min: 0 }).optional(),
   region: integer({ min: 1 }).optional(),
   in_bbox: text().optional(),
-};
+});
 
-const nearestParams = {
+const nearestParams = queryParser({
   ...pageParams,
   lat: number({ min: -90, max: 90 }),
   // Longitudes past 180 (0..360 form) are accepted and folded.
   lon: number({ min: -180, max: 360 }),
   limit: integer({ min: 1 }).optional(),
-};
+});
 
 function parseOrdering(value: string | undefined): OrderKey[] {
   if (value === undefined) return DEFAULT_ORDERING;
@@ -91,7 +91,7 @@ export function cityRoutes(catalog: Catalog): Router {
   const router = Router();
 
   router.get('/api/city/', (req, res) => {
-    const q = parseQuery(listParams, req.query);
+    const q = listParams(req.query);
     const cities = index.filter(parseOrdering(q.ordering), {
       name: q.name,
       admin: q.admin,
@@ -105,7 +105,7 @@ export function cityRoutes(catalog: Catalog): Router {
   });
 
   router.get('/api/city/nearest/', (req, res) => {
-    const q = parseQuery(nearestParams, req.query);
+    const q = nearestParams(req.query);
     const cities = index.nearest(q.lat, normalizeLon(q.lon), q.limit ?? 1);
     res.type('application/json').send(page(req, cities, q.page, q.page_size));
   });

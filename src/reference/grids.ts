@@ -24,6 +24,8 @@ export const GRIDS: Record<string, Grid> = {
 
 /** Longitude folded into [-180, 180). */
 export function normalizeLon(lon: number): number {
+  // Leave in-range values untouched: the modular arithmetic would add rounding noise.
+  if (lon >= -180 && lon < 180) return lon;
   const x = ((((lon + 180) % 360) + 360) % 360) - 180;
   return Object.is(x, -0) ? 0 : x;
 }

@@ -1,21 +1,21 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { notFound } from '../http/errors.js';
-import { parseQuery, text } from '../http/queryParams.js';
+import { queryParser, text } from '../http/queryParams.js';
 import type { Catalog, ClimateModel, Dataset, Scenario } from './catalog.js';
 
 const datasetJson = (d: Dataset) => ({ name: d.name, label: d.label, description: d.description, url: d.url, models: d.models });
 const modelJson = (m: ClimateModel) => ({ name: m.name, label: m.label, datasets: m.datasets, base_time: null });
 const scenarioJson = (s: Scenario) => ({ name: s.name, label: s.label, description: s.description, alias: s.alias });
 
-const namedListParams = {
+const namedListParams = queryParser({
   name: text().optional(),
   ordering: z.enum(['name', '-name'], { error: "must be 'name' or '-name'" }).optional(),
-};
+});
 
 /** `?name=` (exact) and `?ordering=name|-name` on the unpaginated named lists, as the original. */
 function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
-  const q = parseQuery(namedListParams, req.query);
+  const q = namedListParams(req.query);
   let out = q.name === undefined ? items : items.filter((i) => i.name === q.name);
   if (q.ordering) {
     out = [...out].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -24,9 +24,9 @@ function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
   return out;
 }
 
-const historicRangeParams = {
+const historicRangeParams = queryParser({
   ordering: z.enum(['start_year', '-start_year'], { error: "must be 'start_year' or '-start_year'" }).optional(),
-};
+});
 
 export function metadataRoutes(catalog: Catalog): Router {
   const router = Router();
@@ -59,7 +59,7 @@ export function metadataRoutes(catalog: Catalog): Router {
   });
 
   router.get('/api/historic-range/', (req, res) => {
-    const q = parseQuery(historicRangeParams, req.query);
+    const q = historicRangeParams(req.query);
     const ranges = [...catalog.historicRanges];
     if (q.ordering === '-start_year') ranges.reverse();
     res.json(ranges);

@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors.js';
-import { number, parseQuery } from '../http/queryParams.js';
+import { number, queryParser } from '../http/queryParams.js';
 
 const COORD = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
@@ -12,9 +12,9 @@ export function parsePoint(latText: string | undefined, lonText: string | undefi
   return { lat, lon };
 }
 
-const distanceParam = { distance: number({ min: 0 }).optional() };
+const distanceParam = queryParser({ distance: number({ min: 0 }).optional() });
 
 /** `distance` in metres; 0 (the default) means only the cell containing the point. */
 export function parseDistance(query: unknown): number {
-  return parseQuery(distanceParam, query).distance ?? 0;
+  return distanceParam(query).distance ?? 0;
 }

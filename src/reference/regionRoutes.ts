@@ -4,11 +4,11 @@ import Pbf from 'pbf';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../http/errors.js';
 import { offsetWindow } from '../http/pagination.js';
-import { integer, parseQuery, text } from '../http/queryParams.js';
+import { integer, queryParser, text } from '../http/queryParams.js';
 import type { Catalog, Region } from './catalog.js';
 import { regionFeatureJson, regionListItem } from './features.js';
 
-const listParams = {
+const listParams = queryParser({
   limit: integer({ min: 1, max: 1000 }).optional(),
   offset: integer({ min: 0 }).optional(),
   search: text().optional(),
@@ -18,11 +18,11 @@ const listParams = {
   ordering: z
     .enum(['id', '-id', 'level1', '-level1', 'level2', '-level2'], { error: 'must be one of id, level1, level2 (prefix - for descending)' })
     .optional(),
-};
+});
 
 const FORMATS = ['json', 'pbf', 'api'] as const;
 type Format = (typeof FORMATS)[number];
-const detailParams = { format: z.enum(FORMATS, { error: `must be one of ${FORMATS.join(', ')}` }).optional() };
+const detailParams = queryParser({ format: z.enum(FORMATS, { error: `must be one of ${FORMATS.join(', ')}` }).optional() });
 
 /** Every whitespace- or comma-separated term must appear in one of the two descriptions. */
 function matchesSearch(r: Region, terms: string[]): boolean {
@@ -65,7 +65,7 @@ export function regionRoutes(catalog: Catalog): Router {
   const router = Router();
 
   router.get('/api/region/', (req, res) => {
-    const q = parseQuery(listParams, req.query);
+    const q = listParams(req.query);
     const terms = (q.search ?? '').toLowerCase().split(/[\s,]+/).filter(Boolean);
     const bbox = q.in_bbox === undefined ? undefined : parseBbox(q.in_bbox);
     let regions = catalog.regions.filter(
@@ -93,7 +93,7 @@ export function regionRoutes(catalog: Catalog): Router {
       res.redirect(301, req.originalUrl.replace(/^([^?]*)/, '$1/'));
       return;
     }
-    const q = parseQuery(detailParams, req.query);
+    const q = detailParams(req.query);
     const format = (suffix ?? q.format ?? 'json') as Format;
     if (!(FORMATS as readonly string[]).includes(format)) {
       throw badRequest(`The region format suffix must be one of ${FORMATS.map((f) => '.' + f).join(', ')}; got '.${suffix}'.`);
