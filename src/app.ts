@@ -1,8 +1,11 @@
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
+import { rawDataRoutes } from './climate/routes.js';
 import type { Config } from './config.js';
+import type { QueryPool } from './db/queryPool.js';
 import { errorHandler, unknownPath } from './http/errors.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
+import { accountThrottle } from './http/throttle.js';
 import type { Catalog } from './reference/catalog.js';
 import { cityRoutes } from './reference/cityRoutes.js';
 import { mapCellRoutes } from './reference/mapCellRoutes.js';
@@ -12,11 +15,12 @@ import { regionRoutes } from './reference/regionRoutes.js';
 export interface AppDeps {
   config: Config;
   catalog: Catalog;
+  queries: QueryPool;
   auth: { requireToken: RequestHandler; tokenRouter: Router };
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, auth }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
@@ -41,6 +45,8 @@ export function createApp({ config, catalog, auth }: AppDeps): express.Express {
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
+  const throttle = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE });
+  app.use(rawDataRoutes({ catalog, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS }));
 
   app.use(methodNotAllowed);
   app.use(unknownPath);

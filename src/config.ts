@@ -29,6 +29,8 @@ const envSchema = z.object({
   /** Climate queries allowed to run at once; the rest wait in a queue. */
   QUERY_CONCURRENCY: z.coerce.number().int().min(1).default(3),
   QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Largest request: years x models (one cell); past it a climate request is a 400. */
+  MAX_MODEL_YEARS: z.coerce.number().int().min(1).default(4_000),
 });
 
 export type Config = z.infer<typeof envSchema>;

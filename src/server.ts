@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
 import { loadConfig } from './config.js';
 import { openDuckDB } from './db/duckdb.js';
+import { QueryPool } from './db/queryPool.js';
 import { loadCatalog } from './reference/catalog.js';
 
 async function main() {
@@ -10,8 +11,9 @@ async function main() {
   const db = await openDuckDB({ threads: config.DUCKDB_THREADS, memoryLimit: config.DUCKDB_MEMORY_LIMIT });
   const conn = await db.connect();
   const catalog = await loadCatalog(conn, config.DATA_DIR);
+  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS);
   const auth = await createAuth(config);
-  const app = createApp({ config, catalog, auth });
+  const app = createApp({ config, catalog, queries, auth });
 
   const server = app.listen(config.PORT, config.HOST, () => {
     const { port } = server.address() as AddressInfo;
@@ -34,6 +36,7 @@ async function main() {
     console.log(`${signal}: finishing in-flight requests, then exiting`);
     server.close(async () => {
       await auth.close();
+      queries.close();
       conn.closeSync();
       db.closeSync();
       process.exit(0);

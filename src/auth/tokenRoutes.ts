@@ -1,8 +1,9 @@
 import express, { Router, type Request } from 'express';
-import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
+import { rateLimit } from 'express-rate-limit';
 import { parseRate } from '../config.js';
 import { HttpError } from '../http/errors.js';
-import { createThrottleStore, throttledDetail } from '../http/throttleStore.js';
+import { throttledError } from '../http/throttle.js';
+import { createThrottleStore } from '../http/throttleStore.js';
 import type { Account, AccountStore } from './accountStore.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import type { TokenService } from './tokens.js';
@@ -47,12 +48,7 @@ export function tokenRoutes(accounts: AccountStore, tokens: TokenService, rate: 
     store: createThrottleStore(),
     standardHeaders: false,
     legacyHeaders: false,
-    handler: (req, _res, next) => {
-      const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
-      const reset = info?.resetTime?.getTime() ?? Date.now() + windowMs;
-      const seconds = Math.max(1, Math.ceil((reset - Date.now()) / 1000));
-      next(new HttpError(429, throttledDetail(seconds), { detail: throttledDetail(seconds) }, { 'Retry-After': String(seconds) }));
-    },
+    handler: (req, _res, next) => next(throttledError(req, windowMs)),
   });
 
   const router = Router();

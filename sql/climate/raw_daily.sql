@@ -1,0 +1,14 @@
+-- Daily values of one map cell and scenario, aggregated across the chosen models.
+-- The columns placeholder below is filled by the service from allow-lists only: <agg>(<variable>)::FLOAT AS <variable>,
+-- agg in (avg, min, max), variable in (tasmax, tasmin, pr).
+-- $file: the cell's Parquet file; $models: VARCHAR[]; $years: INTEGER[] (sorted); slot is the
+-- 0-based day of year (Feb 29 = 59 in leap years; 365 only exists in leap years).
+SELECT year(date)::INTEGER AS year,
+       (dayofyear(date) - 1)::INTEGER AS slot,
+       {{columns}}
+FROM read_parquet($file)
+WHERE date BETWEEN make_date(list_min($years), 1, 1) AND make_date(list_max($years), 12, 31)
+  AND list_contains($years, year(date)::INTEGER)
+  AND list_contains($models, model)
+GROUP BY ALL
+ORDER BY year, slot

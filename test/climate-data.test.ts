@@ -1,0 +1,200 @@
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readRows } from '../src/db/duckdb.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { testApp, type TestApp } from './helpers.js';
+
+const NYC = 5128581;
+let t: TestApp;
+const get = (url: string, app = t) => request(app.app).get(url).set('Authorization', `Token ${app.token}`);
+
+beforeAll(async () => {
+  t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' });
+});
+
+/** Per-date aggregate straight from the cell's Parquet file, as float32. */
+async function expected(dataset: string, scenario: string, agg: string, variable: string, models: string[]) {
+  const cell = t.catalog.cityCells.get(NYC)!.get(dataset)!;
+  const file = `${t.catalog.dataDir}/climate/${dataset}/${scenario}/${cell}.parquet`;
+  return t.queries.run(async (conn) => {
+    const rows = await readRows<{ year: number; slot: number; v: number }>(
+      conn,
+      `SELECT year(date)::INT AS year, (dayofyear(date) - 1)::INT AS slot, ${agg}(${variable})::FLOAT AS v
+       FROM '${file}' WHERE list_contains(['${models.join("','")}'], model) GROUP BY ALL`,
+    );
+    return new Map(rows.map((r) => [`${r.year}:${r.slot}`, r.v]));
+  });
+}
+
+describe('GET /api/climate-data/{city}/{scenario}/', () => {
+  it('answers the spec shape with 366-slot arrays per year and variable', async () => {
+    const res = await get(`/api/climate-data/${NYC}/RCP85/`).expect(200).expect('Content-Type', /json/);
+    expect(Object.keys(res.body)).toEqual(['city', 'dataset', 'scenario', 'climate_models', 'variables', 'data']);
+    expect(res.body.city.id).toBe(NYC);
+    expect(res.body.dataset).toBe('NEX-GDDP');
+    expect(res.body.scenario).toBe('RCP85');
+    expect(res.body.climate_models).toEqual(t.catalog.datasetByName.get('NEX-GDDP')!.models);
+    expect(res.body.variables).toEqual(['tasmax', 'tasmin', 'pr']);
+    expect(Object.keys(res.body.data)).toEqual(['2050', '2051', '2052']);
+    for (const year of Object.values(res.body.data) as Record<string, (number | null)[]>[]) {
+      expect(Object.keys(year)).toEqual(['tasmax', 'tasmin', 'pr']);
+      for (const arr of Object.values(year)) expect(arr).toHaveLength(366);
+    }
+  });
+
+  it('puts null at index 365 in non-leap years and Feb 29 at index 59 in leap years', async () => {
+    const res = await get(`/api/climate-data/${NYC}/RCP85/?models=ACCESS1-0,MIROC5`).expect(200);
+    expect(res.body.data['2051'].tasmax[365]).toBeNull();
+    expect(res.body.data['2051'].tasmax[364]).not.toBeNull();
+    expect(res.body.data['2052'].tasmax[365]).not.toBeNull();
+    expect(res.body.data['2052'].tasmax[59]).not.toBeNull();
+    // CCSM4 has a 365-day calendar: no Feb 29, so its leap years show null there; Dec 31 is slot 365.
+    const noleap = await get(`/api/climate-data/${NYC}/RCP85/?models=CCSM4`).expect(200);
+    expect(noleap.body.data['2052'].tasmax[59]).toBeNull();
+    expect(noleap.body.data['2052'].tasmax[60]).not.toBeNull();
+    expect(noleap.body.data['2052'].tasmax[365]).not.toBeNull();
+    expect(noleap.body.data['2051'].tasmax[59]).not.toBeNull();
+    // Averaged with the others, Feb 29 is the mean of the models that have it.
+    const all = await get(`/api/climate-data/${NYC}/RCP85/`).expect(200);
+    const want = await expected('NEX-GDDP', 'RCP85', 'avg', 'tasmax', ['ACCESS1-0', 'MIROC5']);
+    expect(Math.fround(all.body.data['2052'].tasmax[59])).toBe(want.get('2052:59'));
+  });
+
+  it('returns the stored values exactly (float32) for avg, min and max across models', async () => {
+    const models = ['ACCESS1-0', 'CCSM4', 'MIROC5'];
+    for (const agg of ['avg', 'min', 'max']) {
+      const res = await get(`/api/climate-data/${NYC}/RCP45/?agg=${agg}`).expect(200);
+      for (const variable of ['tasmax', 'pr']) {
+        const want = await expected('NEX-GDDP', 'RCP45', agg, variable, models);
+        let checked = 0;
+        for (const [year, vars] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
+          vars[variable]!.forEach((v, slot) => {
+            const w = want.get(`${year}:${slot}`);
+            if (w === undefined) expect(v).toBeNull();
+            else {
+              expect(Math.fround(v!)).toBe(w);
+              checked++;
+            }
+          });
+        }
+        expect(checked).toBe(365 * 2 + 366);
+      }
+    }
+  });
+
+  it('keeps temperatures in K and precipitation in kg m-2 s-1', async () => {
+    const res = await get(`/api/climate-data/${NYC}/historical/?years=1990&variables=tasmin,pr`).expect(200);
+    expect(Object.keys(res.body.data)).toEqual(['1990']);
+    expect(Object.keys(res.body.data['1990'])).toEqual(['tasmin', 'pr']);
+    const tasmin = res.body.data['1990'].tasmin.slice(0, 365);
+    for (const v of tasmin) expect(v).toBeGreaterThan(230);
+    for (const v of res.body.data['1990'].pr.slice(0, 365)) {
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThan(0.01);
+    }
+  });
+
+  it('filters years with start[:end] ranges', async () => {
+    expect(Object.keys((await get(`/api/climate-data/${NYC}/RCP85/?years=2051`).expect(200)).body.data)).toEqual(['2051']);
+    expect(Object.keys((await get(`/api/climate-data/${NYC}/RCP85/?years=2050,2052`).expect(200)).body.data)).toEqual(['2050', '2052']);
+    expect(Object.keys((await get(`/api/climate-data/${NYC}/RCP85/?years=2051:2060`).expect(200)).body.data)).toEqual(['2051', '2052']);
+    expect((await get(`/api/climate-data/${NYC}/RCP85/?years=1990`).expect(200)).body.data).toEqual({});
+  });
+
+  it('serves LOCA with dataset=LOCA', async () => {
+    const res = await get(`/api/climate-data/${NYC}/RCP85/?dataset=LOCA&years=2050`).expect(200);
+    expect(res.body.dataset).toBe('LOCA');
+    expect(res.body.climate_models).toHaveLength(32);
+    expect(res.body.data['2050'].tasmax).toHaveLength(366);
+  });
+
+  it('answers 400 naming the parameter for bad values', async () => {
+    const cases: [string, RegExp][] = [
+      ['agg=median', /^agg must be one of avg, min, max/],
+      ['dataset=FOO', /^Dataset FOO does not exist\. Choose one of: NEX-GDDP, LOCA/],
+      ['models=FOO,CCSM4', /^Dataset NEX-GDDP has no data for model\(s\): FOO/],
+      ['models=HadGEM2-ES', /^Dataset NEX-GDDP has no data for model\(s\): HadGEM2-ES/],
+      ['variables=tas', /^variables accepts a comma-separated list of tasmax, tasmin, pr; got 'tas'/],
+      ['years=abc', /^years accepts/],
+      ['years=2052:2050', /^years accepts/],
+      ['years=2050:2051:2052', /^years accepts/],
+      ['agg=avg&agg=min', /^agg must be given once/],
+    ];
+    for (const [qs, re] of cases) {
+      const res = await get(`/api/climate-data/${NYC}/RCP85/?${qs}`).expect(400);
+      expect(res.body.detail, qs).toMatch(re);
+    }
+  });
+
+  it('answers 404 for unknown scenario or city, and for a city without data', async () => {
+    expect((await get(`/api/climate-data/${NYC}/RCP26/`).expect(404)).body).toEqual({ detail: 'Scenario RCP26 does not exist.' });
+    expect((await get('/api/climate-data/999999/RCP85/').expect(404)).body).toEqual({ detail: 'City 999999 does not exist.' });
+    const small = t.catalog.cities.find((c) => c.datasets.length === 0)!;
+    expect((await get(`/api/climate-data/${small.id}/RCP85/`).expect(404)).body.detail).toMatch(/^No NEX-GDDP data available for city/);
+  });
+
+  it('bounds the cost of a request', async () => {
+    const small = await testApp({ MAX_MODEL_YEARS: '5' });
+    const res = await get(`/api/climate-data/${NYC}/RCP85/`, small).expect(400);
+    expect(res.body.detail).toMatch(/3 years x 21 models = 63 model-years; the limit is 5/);
+    await get(`/api/climate-data/${NYC}/RCP85/?models=CCSM4&years=2050`, small).expect(200);
+  });
+});
+
+describe('GET /api/climate-data/{lat}/{lon}/{scenario}/', () => {
+  it('reads the cell containing the point and describes it as a feature', async () => {
+    const nyc = t.catalog.cityById.get(NYC)!;
+    const res = await get(`/api/climate-data/${nyc.lat}/${nyc.lon}/RCP85/?years=2050`).expect(200);
+    expect(Object.keys(res.body)[0]).toBe('feature');
+    expect(res.body.feature.properties.datasets).toEqual(['NEX-GDDP']);
+    expect(res.body.feature.properties).toHaveProperty('distance_meters');
+    expect(res.body.feature.properties).toHaveProperty('proximity');
+    const byCity = await get(`/api/climate-data/${NYC}/RCP85/?years=2050`).expect(200);
+    expect(res.body.data).toEqual(byCity.body.data);
+  });
+
+  it('uses distance to reach the nearest cell with data', async () => {
+    await get('/api/climate-data/40.3/-74.6/RCP85/?years=2050').expect(404);
+    const res = await get('/api/climate-data/40.3/-74.6/RCP85/?years=2050&distance=100000').expect(200);
+    expect(res.body.feature.properties.distance_meters).toBeLessThanOrEqual(100000);
+  });
+
+  it('answers 404 without data at the point and 400 for bad coordinates', async () => {
+    expect((await get('/api/climate-data/0/0/RCP85/').expect(404)).body).toEqual({ detail: 'No NEX-GDDP data available for point (0, 0)' });
+    expect((await get('/api/climate-data/95/0/RCP85/').expect(400)).body.detail).toMatch(/^lat must be a number between -90 and 90/);
+    expect((await get('/api/climate-data/40/-74/RCP85/?distance=-5').expect(400)).body.detail).toMatch(/^distance /);
+    expect((await get('/api/climate-data/40/-74/RCP99/').expect(404)).body.detail).toBe('Scenario RCP99 does not exist.');
+  });
+});
+
+describe('throttling of the data endpoints', () => {
+  it('limits each account with a burst rate and answers 429 with Retry-After', async () => {
+    const app = await testApp({ THROTTLE_BURST_RATE: '3/min' });
+    for (let i = 0; i < 3; i++) await get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`, app).expect(200);
+    // Failed requests count too, like the original.
+    const res = await get(`/api/climate-data/${NYC}/RCP26/`, app).expect(429);
+    const wait = Number(res.headers['retry-after']);
+    expect(Number.isInteger(wait) && wait >= 1 && wait <= 60).toBe(true);
+    expect(res.body).toEqual({ detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` });
+    // Reference endpoints are not throttled.
+    for (let i = 0; i < 5; i++) await get('/api/scenario/', app).expect(200);
+    // Another account has its own counter.
+    const other = await app.auth.accounts.create('other@example.com', await hashPassword('other-password'));
+    const token = await app.auth.tokens.issue(other.id, other.tokenVersion);
+    await request(app.app).get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`).set('Authorization', `Token ${token}`).expect(200);
+  });
+
+  it('applies the sustained rate and per-account overrides', async () => {
+    const app = await testApp({ THROTTLE_SUSTAINED_RATE: '2/day' });
+    await get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`, app).expect(200);
+    await get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`, app).expect(200);
+    const res = await get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`, app).expect(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(80_000);
+    const vip = await app.auth.accounts.create('vip@example.com', await hashPassword('vip-password'));
+    await app.auth.accounts.setRates(vip.id, '1/min', '100/day');
+    const token = await app.auth.tokens.issue(vip.id, vip.tokenVersion);
+    const call = () => request(app.app).get(`/api/climate-data/${NYC}/RCP85/?years=2050&variables=pr`).set('Authorization', `Token ${token}`);
+    await call().expect(200);
+    await call().expect(429);
+  });
+});
