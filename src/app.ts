@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
 import { rawDataRoutes } from './climate/routes.js';
+import { indicatorRoutes } from './indicators/routes.js';
 import type { Config } from './config.js';
 import type { QueryPool } from './db/queryPool.js';
 import { errorHandler, unknownPath } from './http/errors.js';
@@ -46,7 +47,9 @@ export function createApp({ config, catalog, queries, auth }: AppDeps): express.
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
   const throttle = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE });
-  app.use(rawDataRoutes({ catalog, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS }));
+  const climate = { catalog, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
+  app.use(rawDataRoutes(climate));
+  app.use(indicatorRoutes(climate));
 
   app.use(methodNotAllowed);
   app.use(unknownPath);

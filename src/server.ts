@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
 import { loadConfig } from './config.js';
 import { openDuckDB } from './db/duckdb.js';
+import { sqlFile } from './db/sqlFiles.js';
 import { QueryPool } from './db/queryPool.js';
 import { loadCatalog } from './reference/catalog.js';
 
@@ -11,7 +12,7 @@ async function main() {
   const db = await openDuckDB({ threads: config.DUCKDB_THREADS, memoryLimit: config.DUCKDB_MEMORY_LIMIT });
   const conn = await db.connect();
   const catalog = await loadCatalog(conn, config.DATA_DIR);
-  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS);
+  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const auth = await createAuth(config);
   const app = createApp({ config, catalog, queries, auth });
 

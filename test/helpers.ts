@@ -8,6 +8,7 @@ import { createAuth, type Auth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
+import { sqlFile } from '../src/db/sqlFiles.js';
 import { QueryPool } from '../src/db/queryPool.js';
 import { loadCatalog, type Catalog } from '../src/reference/catalog.js';
 
@@ -35,7 +36,7 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestApp
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), dataDir);
-  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS);
+  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const auth = await createAuth(config);
   const account = await auth.accounts.create('tester@example.com', await hashPassword('test-password'));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);

@@ -13,9 +13,14 @@ export class QueryPool {
 
   private constructor(private readonly timeoutMs: number) {}
 
-  static async open(db: DuckDBInstance, size: number, timeoutMs: number): Promise<QueryPool> {
+  /** `init` runs once on each connection (the indicator macros). */
+  static async open(db: DuckDBInstance, size: number, timeoutMs: number, init?: string): Promise<QueryPool> {
     const pool = new QueryPool(timeoutMs);
-    for (let i = 0; i < size; i++) pool.idle.push(await db.connect());
+    for (let i = 0; i < size; i++) {
+      const conn = await db.connect();
+      if (init) await conn.run(init);
+      pool.idle.push(conn);
+    }
     return pool;
   }
 

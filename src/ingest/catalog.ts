@@ -76,13 +76,7 @@ export function regionOf(regions: RegionRow[], lon: number, lat: number): number
   return regions.find((r) => inBbox(r.bbox, lon, lat) && containsPoint(r.polygons, lon, lat))?.id ?? null;
 }
 
-export interface CityRow {
-  id: number;
-  name: string;
-  admin: string;
-  population: number;
-  lon: number;
-  lat: number;
+export interface CityRow extends SourceCity {
   region_id: number | null;
   ocean: boolean;
   coastal: boolean;

@@ -1,0 +1,10 @@
+-- Mean of the daily high temperature (tasmax) per period and model; units F, C or K.
+WITH per_model AS (
+  SELECT period, model, avg(tasmax) AS value
+  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  GROUP BY period, model
+)
+SELECT period, across_models(list(temperature_from_k(value, getvariable('units')) ORDER BY model), getvariable('aggs')) AS stats
+FROM per_model
+GROUP BY period
+ORDER BY period

@@ -1,0 +1,14 @@
+-- Days per period with tasmin strictly below the historic percentile ('percentile') of the historic
+-- range ('historic_file' for the cell's historical data, 'historic_start'..'historic_end').
+WITH baseline AS (
+  SELECT historic_percentile(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'), 'tasmin', getvariable('percentile')) AS threshold
+),
+per_model AS (
+  SELECT period, model, count(*) FILTER (WHERE tasmin < baseline.threshold) AS value
+  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')), baseline
+  GROUP BY period, model
+)
+SELECT period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats
+FROM per_model
+GROUP BY period
+ORDER BY period

@@ -1,0 +1,16 @@
+-- Heat wave duration index: the longest run of days with a high temperature more than 5 K above the historic daily mean
+-- (the daily climatology of 'historic_file' over 'historic_start'..'historic_end', matched by day of year).
+WITH norms AS (
+  FROM historic_daily_tasmax(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'))
+),
+per_model AS (
+  SELECT period, model, coalesce(list_max(run_lengths(list(tasmax > norm + 5 ORDER BY date))), 0) AS value
+  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')) AS d
+  JOIN norms ON norms.slot = dayofyear(d.date) - 1
+  WHERE tasmax IS NOT NULL
+  GROUP BY period, model
+)
+SELECT period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats
+FROM per_model
+GROUP BY period
+ORDER BY period

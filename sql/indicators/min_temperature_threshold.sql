@@ -1,0 +1,10 @@
+-- Days per period whose low temperature compares (variable 'comparator': lt, lte, gt, gte) to 'threshold' (K).
+WITH per_model AS (
+  SELECT period, model, count(*) FILTER (WHERE compare(tasmin, getvariable('comparator'), getvariable('threshold'))) AS value
+  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  GROUP BY period, model
+)
+SELECT period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats
+FROM per_model
+GROUP BY period
+ORDER BY period

@@ -1,0 +1,10 @@
+-- The percentile (variable 'percentile', 1..99) of the daily precipitation rate over all days (dry days included).
+WITH per_model AS (
+  SELECT period, model, quantile_cont(pr, getvariable('percentile') / 100) AS value
+  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  GROUP BY period, model
+)
+SELECT period, across_models(list(precipitation_rate_from_si(value, getvariable('units')) ORDER BY model), getvariable('aggs')) AS stats
+FROM per_model
+GROUP BY period
+ORDER BY period

@@ -1,0 +1,303 @@
+// Indicator labels/descriptions/parameter docs are the original service's strings, from shared/reference/indicators.md (§2.3, §3.1, Appendix A).
+
+export interface IndicatorParamDoc {
+  name: string;
+  description: string;
+  required: boolean;
+  default?: string | number;
+}
+
+export interface IndicatorMeta {
+  name: string;
+  label: string;
+  description: string;
+  variables: string[];
+  defaultUnits: string;
+  availableUnits: string[];
+  parameters: IndicatorParamDoc[];
+}
+
+export const VALID_AGGREGATIONS = ['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom'] as const;
+
+// ---- Common parameter descriptions (exact text from Appendix A) ----
+const AGG_DESC =
+  "A list of comma separated aggregation types to return. Valid choices are 'min', 'max', 'avg', 'median', 'stddev', 'stdev', and 'XXth'. If using 'XXth', replace the XX with a number between 1-99 to return that percentile. For example, '99th' returns the value of the 99th percentile. The 'XXth' option can be provided multiple times with different values. 'stdev' is an alias to 'stddev'. Defaults to 'min,max,avg'.";
+const CUSTOM_TIME_AGG_DESC =
+  "Used in conjunction with the 'custom' time_aggregation value. A list of comma separated month-day pairs defining the time intervals to aggregate within. Data points will only be assigned to one aggregation, and for overlapping intervals the interval defined first will take precedence. Dates are formmatted MM-DD and pairs are formatted 'start:end'. Examples: '3-1:5-31', '1-1:6-30,7-1:12-31'";
+const DATASET_DESC =
+  'A single value defining which provider to use for raw climate data. If not provided, defaults to NEX-GDDP.';
+const MODELS_DESC =
+  'A list of comma separated model names to filter the indicator by. The indicator values in the response will only use the selected models. If not provided, defaults to all models.';
+const TIME_AGGREGATION_DESC =
+  "Time granularity to group data by for result structure. Valid aggregations depend on indicator. Can be 'yearly', 'offset_yearly', 'quarterly', 'monthly', or 'custom'. Defaults to 'yearly'. If 'custom', 'custom_time_agg' parameter must be set.";
+const UNITS_DESC =
+  'Units in which to return the data. Defaults to Imperial units (Fahrenheit for temperature indicators and inches for precipitation).';
+const YEARS_DESC =
+  "A list of comma separated year ranges to filter the response by. Defaults to all years available. A year range is of the form 'start[:end]'. Examples: '2010', '2010:2020', '2010:2020,2030', '2010:2020,2030:2040'";
+
+// ---- Indicator-specific parameter descriptions (§3.1) ----
+// Deliberate fix: original says "[0,100]"; this service accepts 1..99.
+const percentileDesc = (d: number): string =>
+  `The percentile threshold used to determine the appropriate comparative level of an event or measurement. Must be an integer in the range [1,99]. Defaults to ${d}`;
+const HISTORIC_RANGE_DESC =
+  'The 30 year range of past years used to define the historic norm. Get the available options by querying the historic ranges endpoint. Defaults to the most recent period in the historical data.';
+const BASETEMP_DESC =
+  "The base temperature used to calculate the daily difference for degree days summations. Defaults to 65. See the 'basetemp_units' for a discussion of the units this value uses.";
+const BASETEMP_UNITS_DESC = "Units for the value of the 'basetemp' parameter. Defaults to 'F'.";
+const THRESHOLD_DESC =
+  "Required. The value against which to compare climate data values in the unit specified by the 'threshold_units' parameter.";
+const THRESHOLD_COMPARATOR_DESC =
+  "Required. The comparison type against the value of the 'threshold' parameter. Options: lt, gt, lte, gte. Signify: less than, greater than, less than or equals...";
+const thresholdUnitsDesc = (units: readonly string[]): string =>
+  `Required. Units for the value of the 'threshold' parameter. Must be a valid unit recognized by the API. Options: [${units
+    .map((u) => `'${u}'`)
+    .join(', ')}]`;
+
+const DEFAULT_HISTORIC_RANGE = '1971';
+
+function commonParams(defaultUnits: string): IndicatorParamDoc[] {
+  return [
+    { name: 'agg', description: AGG_DESC, required: false, default: 'min,max,avg' },
+    { name: 'custom_time_agg', description: CUSTOM_TIME_AGG_DESC, required: false },
+    { name: 'dataset', description: DATASET_DESC, required: false, default: 'NEX-GDDP' },
+    { name: 'models', description: MODELS_DESC, required: false, default: 'all' },
+    { name: 'time_aggregation', description: TIME_AGGREGATION_DESC, required: false, default: 'yearly' },
+    { name: 'units', description: UNITS_DESC, required: false, default: defaultUnits },
+    { name: 'years', description: YEARS_DESC, required: false, default: 'all' },
+  ];
+}
+
+const percentileParam = (d: number): IndicatorParamDoc => ({
+  name: 'percentile',
+  description: percentileDesc(d),
+  required: false,
+  default: d,
+});
+const historicRangeParam = (): IndicatorParamDoc => ({
+  name: 'historic_range',
+  description: HISTORIC_RANGE_DESC,
+  required: false,
+  default: DEFAULT_HISTORIC_RANGE,
+});
+const basetempParams = (): IndicatorParamDoc[] => [
+  { name: 'basetemp', description: BASETEMP_DESC, required: false, default: 65 },
+  { name: 'basetemp_units', description: BASETEMP_UNITS_DESC, required: false, default: 'F' },
+];
+const thresholdParams = (units: readonly string[]): IndicatorParamDoc[] => [
+  { name: 'threshold', description: THRESHOLD_DESC, required: true },
+  { name: 'threshold_comparator', description: THRESHOLD_COMPARATOR_DESC, required: true },
+  { name: 'threshold_units', description: thresholdUnitsDesc(units), required: true },
+];
+
+const TEMP_UNITS = ['F', 'C', 'K'];
+const DELTA_UNITS = ['C', 'F', 'K'];
+const PR_RATE_UNITS = ['kg/m^2/s', 'mm/day', 'in/day'];
+
+function ind(
+  name: string,
+  label: string,
+  description: string,
+  variables: string[],
+  defaultUnits: string,
+  availableUnits: string[],
+  extra: IndicatorParamDoc[] = [],
+): IndicatorMeta {
+  const parameters = [...commonParams(defaultUnits), ...extra].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  return { name, label, description, variables, defaultUnits, availableUnits: [...availableUnits], parameters };
+}
+
+/** All 23 indicators, ordered by original class name (as the list endpoint returns them). */
+export const INDICATORS: IndicatorMeta[] = [
+  ind(
+    'accumulated_freezing_degree_days',
+    'Accumulated Freezing Degree Days',
+    'Maximum cumulative total of differences in average daily temperature and freezing for consecutive days across the aggregation period.',
+    ['tasmax', 'tasmin'],
+    'F',
+    DELTA_UNITS,
+  ),
+  ind(
+    'average_high_temperature',
+    'Average High Temperature',
+    'Aggregated average high temperature, generated from daily data using all requested models',
+    ['tasmax'],
+    'F',
+    TEMP_UNITS,
+  ),
+  ind(
+    'average_low_temperature',
+    'Average Low Temperature',
+    'Aggregated average low temperature, generated from daily data using all requested models',
+    ['tasmin'],
+    'F',
+    TEMP_UNITS,
+  ),
+  ind(
+    'cooling_degree_days',
+    'Cooling Degree Days',
+    'Total difference of daily average temperature to a reference base temperature ', // trailing space is original
+    ['tasmax', 'tasmin'],
+    'F',
+    DELTA_UNITS,
+    basetempParams(),
+  ),
+  ind(
+    'diurnal_temperature_range',
+    'Diurnal Temperature Range',
+    'Average difference between daily max and daily min temperature',
+    ['tasmax', 'tasmin'],
+    'F',
+    DELTA_UNITS,
+  ),
+  ind(
+    'dry_spells',
+    'Dry Spells',
+    'Total number of times per period that there are 5 or more consecutive days without precipitation',
+    ['pr'],
+    'count',
+    ['count'],
+  ),
+  ind(
+    'extreme_cold_events',
+    'Extreme Cold Events',
+    'Total number of times per period daily minimum temperature is below the specified percentile of historic observations',
+    ['tasmin'],
+    'count',
+    ['count'],
+    [historicRangeParam(), percentileParam(1)],
+  ),
+  ind(
+    'extreme_heat_events',
+    'Extreme Heat Events',
+    'Total number of times per period daily maximum temperature exceeds the specified percentile of historic observations',
+    ['tasmax'],
+    'count',
+    ['count'],
+    [historicRangeParam(), percentileParam(99)],
+  ),
+  ind(
+    'extreme_precipitation_events',
+    'Extreme Precipitation Events',
+    'Total number of times per period daily average precipitation rate exceeds the specified percentile of historic observations',
+    ['pr'],
+    'count',
+    ['count'],
+    [historicRangeParam(), percentileParam(99)],
+  ),
+  ind(
+    'frost_days',
+    'Frost Days',
+    'Number of days per period in which the daily low temperature is below the freezing point of water',
+    ['tasmin'],
+    'days',
+    ['days'],
+  ),
+  ind(
+    'heat_wave_duration_index',
+    'Heat Wave Duration Index',
+    'Maximum period of consecutive days with daily high temperature greater than 5C above historic norm',
+    ['tasmax'],
+    'days',
+    ['days'],
+    [historicRangeParam()],
+  ),
+  ind(
+    'heat_wave_incidents',
+    'Heat Wave Incidents',
+    'Number of times daily high temperature exceeds 5C above historic norm for at least 5 consecutive days',
+    ['tasmax'],
+    'count',
+    ['count'],
+    [historicRangeParam()],
+  ),
+  ind(
+    'heating_degree_days',
+    'Heating Degree Days',
+    'Total difference of daily average temperature to a reference base temperature',
+    ['tasmax', 'tasmin'],
+    'F',
+    DELTA_UNITS,
+    basetempParams(),
+  ),
+  ind(
+    'max_consecutive_dry_days',
+    'Max Consecutive Dry Days',
+    'Maximum number of consecutive days with no precipitation',
+    ['pr'],
+    'days',
+    ['days'],
+  ),
+  ind(
+    'max_high_temperature',
+    'Maximum High Temperature',
+    'Maximum high temperature, generated from daily data using all requested models',
+    ['tasmax'],
+    'F',
+    TEMP_UNITS,
+  ),
+  ind(
+    'max_temperature_threshold',
+    'Max Temperature Threshold',
+    'Number of days where high temperature, generated from daily data using all requested models, fulfils the comparison',
+    ['tasmax'],
+    'days',
+    ['days'],
+    thresholdParams(TEMP_UNITS),
+  ),
+  ind(
+    'min_low_temperature',
+    'Minimum Low Temperature',
+    'Minimum low temperature, generated from daily data using all requested models',
+    ['tasmin'],
+    'F',
+    TEMP_UNITS,
+  ),
+  ind(
+    'min_temperature_threshold',
+    'Min Temperature Threshold',
+    'Number of days where min temperature, generated from daily data using all requested models, fulfils the comparison',
+    ['tasmin'],
+    'days',
+    ['days'],
+    thresholdParams(TEMP_UNITS),
+  ),
+  ind(
+    'percentile_high_temperature',
+    'Percentile High Temperature',
+    'The specified percentile of high temperature for each timespan. Defaults to 50th percentile (Median)',
+    ['tasmax'],
+    'F',
+    TEMP_UNITS,
+    [percentileParam(50)],
+  ),
+  ind(
+    'percentile_low_temperature',
+    'Percentile Low Temperature',
+    'The specified percentile of low temperature for each timespan. Defaults to 50th percentile (Median)',
+    ['tasmin'],
+    'F',
+    TEMP_UNITS,
+    [percentileParam(50)],
+  ),
+  ind(
+    'percentile_precipitation',
+    'Percentile Precipitation',
+    'The specified percentile of precipitation rate for each timespan. Defaults to 50th percentile (Median)',
+    ['pr'],
+    'in/day',
+    PR_RATE_UNITS,
+    [percentileParam(50)],
+  ),
+  ind(
+    'precipitation_threshold',
+    'Precipitation Threshold',
+    'Number of days where precipitation rate, generated from daily data using all requested models, fulfils the comparison',
+    ['pr'],
+    'days',
+    ['days'],
+    thresholdParams(PR_RATE_UNITS),
+  ),
+  ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', ['kg/m^2', 'mm', 'in']),
+];

@@ -1,0 +1,70 @@
+import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { QueryPool } from '../db/queryPool.js';
+import { sqlFile } from '../db/sqlFiles.js';
+import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
+
+export interface IndicatorRequest extends IndicatorVariables {
+  name: string;
+  file: string;
+  models: string[];
+  years: number[];
+  timeAggregation: TimeAggregation;
+  spans: Span[];
+  aggs: string[];
+  units: string;
+  historicFile?: string;
+}
+
+export interface PeriodStats {
+  period: string;
+  stats: [string, number | null][];
+}
+
+/** The session variables every template reads, as in the README's DuckDB CLI example. */
+function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
+  return [
+    ['file', r.file, VARCHAR],
+    ['models', listValue(r.models), VARCHAR],
+    ['years', listValue(r.years), INTEGER],
+    ['time_aggregation', r.timeAggregation, VARCHAR],
+    ['aggs', listValue(r.aggs), VARCHAR],
+    ['units', r.units, VARCHAR],
+    ['threshold', r.threshold ?? null, DOUBLE],
+    ['comparator', r.comparator ?? null, VARCHAR],
+    ['basetemp', r.basetemp ?? null, DOUBLE],
+    ['percentile', r.percentile ?? null, INTEGER],
+    ['historic_file', r.historicFile ?? null, VARCHAR],
+    ['historic_start', r.historicRange?.start_year ?? null, INTEGER],
+    ['historic_end', r.historicRange?.end_year ?? null, INTEGER],
+  ];
+}
+
+async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
+  for (const [name, value, type] of variables(r)) {
+    // The name is from the fixed list above; the value is always a bound parameter.
+    const cast = Array.isArray((value as { items?: unknown })?.items) ? `::${type.toString()}[]` : `::${type.toString()}`;
+    await conn.run(`SET VARIABLE ${name} = $1${cast}`, [value]);
+  }
+  // Spans are a list of structs, which is simplest to bind as JSON text.
+  await conn.run(`SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]`, [JSON.stringify(r.spans)]);
+}
+
+/** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
+export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[]> {
+  const sql = sqlFile(`indicators/${r.name}.sql`);
+  return pool.run(async (conn) => {
+    await setVariables(conn, r);
+    const reader = await conn.runAndReadAll(sql);
+    return (reader.getRowsJS() as [string, { entries: { key: string; value: number | null }[] } | unknown][]).map(([period, stats]) => ({
+      period,
+      stats: mapEntries(stats),
+    }));
+  });
+}
+
+function mapEntries(m: unknown): [string, number | null][] {
+  if (Array.isArray(m)) return m.map((e: { key: string; value: number | null }) => [e.key, e.value]);
+  const entries = (m as { entries?: { key: string; value: number | null }[] }).entries;
+  if (entries) return entries.map((e) => [e.key, e.value]);
+  return Object.entries(m as Record<string, number | null>);
+}

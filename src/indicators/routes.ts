@@ -1,0 +1,85 @@
+import { Router, type Response } from 'express';
+import type { Dataset, Scenario } from '../reference/catalog.js';
+import { climateFile } from '../climate/files.js';
+import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
+import { checkCost, parseDataset, parseModels, parseYears, scenarioYears, single } from '../climate/params.js';
+import { request, type ClimateDeps } from '../climate/routes.js';
+import { HttpError } from '../http/errors.js';
+import type { IndicatorMeta } from './metadata.js';
+import { parseAggs, parseIndicatorVariables, parseSpans, parseTimeAggregation, parseUnits } from './params.js';
+import { queryIndicator, type PeriodStats } from './query.js';
+import { findIndicator, indicatorJson } from './registry.js';
+import { INDICATORS } from './metadata.js';
+
+function indicatorOr404(name: string | undefined): IndicatorMeta {
+  const meta = findIndicator(name ?? '');
+  if (!meta) throw new HttpError(404, `Indicator ${name} does not exist.`);
+  return meta;
+}
+
+function dataJson(rows: PeriodStats[]): string {
+  const periods = rows.map(({ period, stats }) => `${JSON.stringify(period)}:{${stats.map(([k, v]) => `${JSON.stringify(k)}:${v === null || !Number.isFinite(v) ? 'null' : String(v)}`).join(',')}}`);
+  return `{${periods.join(',')}}`;
+}
+
+/** GET /api/indicator/, /api/indicator/{name}/ and the indicator data endpoints. */
+export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: ClimateDeps): Router {
+  const router = Router();
+
+  router.get('/api/indicator/', (_req, res) => {
+    res.json(INDICATORS.map((m) => indicatorJson(m, catalog.historicRanges)));
+  });
+  router.get('/api/indicator/:name/', (req, res) => {
+    res.json(indicatorJson(indicatorOr404(request(req).params.name), catalog.historicRanges));
+  });
+
+  async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
+    const models = parseModels(dataset, single(query, 'models'));
+    const meta = indicatorOr404(name);
+    const aggs = parseAggs(single(query, 'agg'));
+    const timeAggregation = parseTimeAggregation(single(query, 'time_aggregation'));
+    const spans = parseSpans(timeAggregation, single(query, 'custom_time_agg'));
+    const units = parseUnits(meta, single(query, 'units'));
+    const vars = parseIndicatorVariables(meta, query, catalog.historicRanges);
+    const available = scenarioYears(catalog, scenario);
+    let years = parseYears(single(query, 'years'), available);
+    // An offset year is named by its first calendar year and also needs the next one.
+    if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
+    checkCost(years.length, models.length, maxModelYears);
+
+    const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
+    let data = '{}';
+    if (file && years.length > 0) {
+      let historicFile: string | undefined;
+      if (vars.historicRange) {
+        historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', location.cellId);
+        if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
+      }
+      const rows = await queryIndicator(queries, { name: meta.name, file, models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
+      data = dataJson(rows);
+    }
+    res
+      .type('application/json')
+      .send(
+        `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
+          `"indicator":${JSON.stringify(indicatorJson(meta, catalog.historicRanges))},"climate_models":${JSON.stringify(models)},` +
+          `"time_aggregation":${JSON.stringify(timeAggregation)},"units":${JSON.stringify(units)},"data":${data}}`,
+      );
+  }
+
+  router.get('/api/climate-data/:city/:scenario/indicator/:name/', throttle, async (req, res) => {
+    const { query, params } = request(req);
+    const scenario = scenarioOr404(catalog, params.scenario);
+    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    await send(res, query, cityLocation(catalog, params.city, dataset), dataset, scenario, params.name);
+  });
+
+  router.get('/api/climate-data/:lat/:lon/:scenario/indicator/:name/', throttle, async (req, res) => {
+    const { query, params } = request(req);
+    const scenario = scenarioOr404(catalog, params.scenario);
+    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    await send(res, query, pointLocation(catalog, params.lat, params.lon, query, dataset), dataset, scenario, params.name);
+  });
+
+  return router;
+}
