@@ -18,11 +18,13 @@ CREATE OR REPLACE MACRO period_key(agg, d, spans) AS CASE agg
 END;
 
 -- One cell's days for the chosen models and years, each with its period. An offset year is kept
--- only where the model has both of its calendar years (as the original). Variables are as stored:
--- tasmax, tasmin in K; pr in kg m-2 s-1.
+-- only where the model has both of its calendar years (as the original). Variables are in storage
+-- units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that sums and
+-- means are computed in double precision, like the original's Python floats.
 CREATE OR REPLACE MACRO indicator_days(file, models, years, agg, spans) AS TABLE
   WITH d AS (
-    SELECT model, date, year(date)::INTEGER AS year, tasmax, tasmin, pr, period_key(agg, date, spans) AS period
+    SELECT model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin,
+           pr::DOUBLE AS pr, period_key(agg, date, spans) AS period
     FROM read_parquet(file)
     WHERE list_contains(models, model)
       AND list_contains(years, year(date)::INTEGER)
@@ -86,7 +88,7 @@ CREATE OR REPLACE MACRO run_lengths(flags) AS
 CREATE OR REPLACE MACRO historic_percentile(file, first_year, last_year, variable, pct) AS (
   SELECT avg(q) FROM (
     SELECT model, quantile_cont(v, pct / 100) AS q
-    FROM (SELECT model, CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END AS v, date
+    FROM (SELECT model, (CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END)::DOUBLE AS v, date
           FROM read_parquet(file))
     WHERE year(date) BETWEEN first_year AND last_year AND v IS NOT NULL AND (variable <> 'pr' OR v > 0)
     GROUP BY model)
@@ -95,7 +97,7 @@ CREATE OR REPLACE MACRO historic_percentile(file, first_year, last_year, variabl
 -- Daily climatology of the high temperature: for each day slot (day of year - 1), the mean of
 -- every model and year of the historic range.
 CREATE OR REPLACE MACRO historic_daily_tasmax(file, first_year, last_year) AS TABLE
-  SELECT (dayofyear(date) - 1)::INTEGER AS slot, avg(tasmax) AS norm
+  SELECT (dayofyear(date) - 1)::INTEGER AS slot, avg(tasmax::DOUBLE) AS norm
   FROM read_parquet(file)
   WHERE year(date) BETWEEN first_year AND last_year AND tasmax IS NOT NULL
   GROUP BY slot;

@@ -1,0 +1,356 @@
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers.js';
+
+/**
+ * The indicators on the suite's synthetic multi-day data, checked against a plain TypeScript
+ * re-implementation of their definitions (shared/reference/indicators.md section 3) fed from the
+ * raw-data endpoint, plus every validation error.
+ */
+
+const NYC = 5128581;
+const MODELS = ['ACCESS1-0', 'CCSM4', 'MIROC5'];
+let t: TestApp;
+const get = (url: string) => request(t.app).get(url).set('Authorization', `Token ${t.token}`);
+
+type Daily = { date: Date; tasmax: number; tasmin: number; pr: number };
+/** model -> days in date order, from the raw endpoint (one model at a time: no cross-model mixing). */
+const raw = new Map<string, Daily[]>();
+const historical = new Map<string, Daily[]>();
+
+async function fetchDays(scenario: string, model: string): Promise<Daily[]> {
+  const res = await get(`/api/climate-data/${NYC}/${scenario}/?models=${model}`).expect(200);
+  const days: Daily[] = [];
+  for (const [year, v] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
+    for (let slot = 0; slot < 366; slot++) {
+      if (v.tasmax![slot] === null) continue;
+      // The endpoint prints the shortest decimal of each float32; fround recovers the stored value.
+      days.push({ date: new Date(Date.UTC(Number(year), 0, 1 + slot)), tasmax: Math.fround(v.tasmax![slot]!), tasmin: Math.fround(v.tasmin![slot]!), pr: Math.fround(v.pr![slot]!) });
+    }
+  }
+  return days;
+}
+
+beforeAll(async () => {
+  t = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' });
+  for (const m of MODELS) {
+    raw.set(m, await fetchDays('RCP85', m));
+    historical.set(m, await fetchDays('historical', m));
+  }
+});
+
+// ---- the oracle ----
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const slotOf = (d: Date) => Math.round((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
+const pad = (n: number) => String(n).padStart(2, '0');
+type Period = (d: Date) => string | undefined;
+const PERIODS: Record<string, Period> = {
+  yearly: (d) => String(d.getUTCFullYear()),
+  monthly: (d) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`,
+  quarterly: (d) => `${d.getUTCFullYear()}-Q${Math.floor(d.getUTCMonth() / 3) + 1}`,
+  offset_yearly: (d) => {
+    const start = slotOf(d) >= 180 ? d.getUTCFullYear() : d.getUTCFullYear() - 1;
+    return `${start}-${start + 1}`;
+  },
+};
+function customPeriod(spans: [number, number][]): Period {
+  return (d) => {
+    const md = (d.getUTCMonth() + 1) * 100 + d.getUTCDate();
+    const i = spans.findIndex(([s, e]) => md >= s && md <= e);
+    return i < 0 ? undefined : `${d.getUTCFullYear()}-${pad(i + 1)}`;
+  };
+}
+
+function npPercentile(values: number[], q: number): number {
+  const v = [...values].sort((a, b) => a - b);
+  const idx = (q / 100) * (v.length - 1);
+  const lo = Math.floor(idx);
+  const hi = Math.min(lo + 1, v.length - 1);
+  const w = idx - lo;
+  return v[lo]! * (1 - w) + v[hi]! * w;
+}
+const runs = (flags: boolean[]) => {
+  const out: number[] = [];
+  let n = 0;
+  for (const f of flags) {
+    if (f) n++;
+    else if (n > 0) {
+      out.push(n);
+      n = 0;
+    }
+  }
+  if (n > 0) out.push(n);
+  return out;
+};
+
+/** Per period: the per-model values, then min/max/avg across models. */
+function oracle(period: Period, reduce: (days: Daily[], model: string) => number, opts: { offset?: boolean } = {}) {
+  const perPeriod = new Map<string, number[]>();
+  for (const m of MODELS) {
+    const years = new Set(raw.get(m)!.map((d) => d.date.getUTCFullYear()));
+    const buckets = new Map<string, Daily[]>();
+    for (const d of raw.get(m)!) {
+      const k = period(d.date);
+      if (k === undefined) continue;
+      if (opts.offset) {
+        const start = Number(k.slice(0, 4));
+        if (!years.has(start) || !years.has(start + 1)) continue;
+      }
+      if (!buckets.has(k)) buckets.set(k, []);
+      buckets.get(k)!.push(d);
+    }
+    for (const [k, days] of buckets) {
+      if (!perPeriod.has(k)) perPeriod.set(k, []);
+      perPeriod.get(k)!.push(reduce(days, m));
+    }
+  }
+  const out: Record<string, Record<string, number>> = {};
+  for (const k of [...perPeriod.keys()].sort()) {
+    const v = perPeriod.get(k)!;
+    out[k] = { min: Math.min(...v), max: Math.max(...v), avg: v.reduce((a, b) => a + b, 0) / v.length };
+  }
+  return out;
+}
+
+function expectClose(actual: Record<string, Record<string, number>>, expected: Record<string, Record<string, number>>) {
+  expect(Object.keys(actual)).toEqual(Object.keys(expected));
+  for (const [k, stats] of Object.entries(expected)) {
+    expect(Object.keys(actual[k]!).sort(), k).toEqual(Object.keys(stats).sort());
+    for (const [s, v] of Object.entries(stats)) {
+      const a = actual[k]![s]!;
+      expect(Math.abs(a - v), `${k} ${s}: ${a} vs ${v}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)));
+    }
+  }
+}
+
+const data = async (name: string, qs = '') =>
+  (await get(`/api/climate-data/${NYC}/RCP85/indicator/${name}/?${qs}`).expect(200)).body.data as Record<string, Record<string, number>>;
+
+// Stored values are float32; the oracle works on the same float32 values as the raw endpoint prints.
+const K_TO_F = (x: number) => (x + -459.67 / 1.8) * 1.8;
+
+describe('indicator values against a re-implementation, on multi-day data', () => {
+  it('frost_days per year, month, quarter', async () => {
+    const frost = (days: Daily[]) => days.filter((d) => d.tasmin <= 273.15).length;
+    for (const agg of ['yearly', 'monthly', 'quarterly']) {
+      expectClose(await data('frost_days', `time_aggregation=${agg}`), oracle(PERIODS[agg]!, frost));
+    }
+  });
+
+  it('average and maximum high temperature in F, C and K', async () => {
+    const mean = (days: Daily[]) => days.reduce((a, d) => a + d.tasmax, 0) / days.length;
+    const f = oracle(PERIODS.yearly!, (days) => K_TO_F(mean(days)));
+    expectClose(await data('average_high_temperature'), f);
+    const k = oracle(PERIODS.monthly!, mean);
+    expectClose(await data('average_high_temperature', 'units=K&time_aggregation=monthly'), k);
+    const max = oracle(PERIODS.quarterly!, (days) => Math.max(...days.map((d) => d.tasmax)) - 273.15);
+    expectClose(await data('max_high_temperature', 'units=C&time_aggregation=quarterly'), max);
+    const min = oracle(PERIODS.yearly!, (days) => Math.min(...days.map((d) => d.tasmin)));
+    expectClose(await data('min_low_temperature', 'units=K'), min);
+  });
+
+  it('dry spells and max consecutive dry days, runs cut at period boundaries', async () => {
+    const spells = (days: Daily[]) => runs(days.map((d) => d.pr === 0)).filter((n) => n >= 5).length;
+    const longest = (days: Daily[]) => Math.max(0, ...runs(days.map((d) => !(d.pr > 0))));
+    for (const agg of ['yearly', 'monthly']) {
+      expectClose(await data('dry_spells', `time_aggregation=${agg}`), oracle(PERIODS[agg]!, spells));
+      expectClose(await data('max_consecutive_dry_days', `time_aggregation=${agg}`), oracle(PERIODS[agg]!, longest));
+    }
+    // A run crossing Dec 31 counts in each offset year it touches, not per calendar year.
+    expectClose(await data('max_consecutive_dry_days', 'time_aggregation=offset_yearly'), oracle(PERIODS.offset_yearly!, longest, { offset: true }));
+  });
+
+  it('custom spans: the first listed wins where spans overlap', async () => {
+    const spans: [number, number][] = [[601, 831], [101, 1231]];
+    const wet = (days: Daily[]) => days.reduce((a, d) => a + d.pr, 0) * 86400 * (1 / 25.4);
+    expectClose(await data('total_precipitation', 'time_aggregation=custom&custom_time_agg=6-1:8-31,1-1:12-31'), oracle(customPeriod(spans), wet));
+    const mm = (days: Daily[]) => days.reduce((a, d) => a + d.pr, 0) * 86400;
+    expectClose(await data('total_precipitation', 'units=mm&time_aggregation=custom&custom_time_agg=12-1:12-31,2-29:2-29'), oracle(customPeriod([[1201, 1231], [229, 229]]), mm));
+  });
+
+  it('heat waves against the daily climatology of the historic range', async () => {
+    // The suite's historical data covers 1990-1992, inside the default range 1971-2000.
+    const sums = new Map<number, [number, number]>();
+    for (const m of MODELS) {
+      for (const d of historical.get(m)!) {
+        const s = sums.get(slotOf(d.date)) ?? [0, 0];
+        sums.set(slotOf(d.date), [s[0] + d.tasmax, s[1] + 1]);
+      }
+    }
+    const hot = (days: Daily[]) => days.map((d) => d.tasmax > sums.get(slotOf(d.date))![0] / sums.get(slotOf(d.date))![1] + 5);
+    expectClose(await data('heat_wave_duration_index'), oracle(PERIODS.yearly!, (days) => Math.max(0, ...runs(hot(days)))));
+    expectClose(await data('heat_wave_incidents', 'time_aggregation=quarterly'), oracle(PERIODS.quarterly!, (days) => runs(hot(days)).filter((n) => n >= 5).length));
+  });
+
+  it('extreme events against the historic percentile baseline, any percentile', async () => {
+    const baseline = (variable: 'tasmax' | 'tasmin' | 'pr', p: number) => {
+      const per = MODELS.map((m) => npPercentile(historical.get(m)!.map((d) => d[variable]).filter((v) => variable !== 'pr' || v > 0), p));
+      return per.reduce((a, b) => a + b, 0) / per.length;
+    };
+    const heat = baseline('tasmax', 90);
+    expectClose(await data('extreme_heat_events', 'percentile=90'), oracle(PERIODS.yearly!, (days) => days.filter((d) => d.tasmax > heat).length));
+    const cold = baseline('tasmin', 7);
+    expectClose(await data('extreme_cold_events', 'percentile=7&time_aggregation=monthly'), oracle(PERIODS.monthly!, (days) => days.filter((d) => d.tasmin < cold).length));
+    const wet = baseline('pr', 99);
+    expectClose(await data('extreme_precipitation_events'), oracle(PERIODS.yearly!, (days) => days.filter((d) => d.pr > wet).length));
+  });
+
+  it('degree days, diurnal range and freezing degree days as temperature differences', async () => {
+    const base = (65 + 459.67) * (1 / 1.8);
+    const t = (d: Daily) => (d.tasmax + d.tasmin) / 2;
+    const hdd = (days: Daily[]) => days.reduce((a, d) => a + (t(d) < base ? base - t(d) : 0), 0) * 1.8;
+    expectClose(await data('heating_degree_days'), oracle(PERIODS.yearly!, hdd));
+    const base20c = (20 + 273.15) * 1.0;
+    const cdd = (days: Daily[]) => days.reduce((a, d) => a + (t(d) > base20c ? t(d) - base20c : 0), 0);
+    expectClose(await data('cooling_degree_days', 'basetemp=20&basetemp_units=C&units=C&time_aggregation=monthly'), oracle(PERIODS.monthly!, cdd));
+    const dtr = (days: Daily[]) => days.reduce((a, d) => a + (d.tasmax - d.tasmin), 0) / days.length;
+    expectClose(await data('diurnal_temperature_range', 'units=K'), oracle(PERIODS.yearly!, dtr));
+    const afdd = (days: Daily[]) => {
+      let total = 0;
+      let best = 0;
+      for (const d of days) {
+        total = Math.max(total + (273.15 - t(d)), 0);
+        best = Math.max(best, total);
+      }
+      return best * 1.8;
+    };
+    expectClose(await data('accumulated_freezing_degree_days', 'time_aggregation=offset_yearly'), oracle(PERIODS.offset_yearly!, afdd, { offset: true }));
+  });
+
+  it('thresholds in their units, and percentiles of daily values', async () => {
+    const thr = (90 + 459.67) * (1 / 1.8);
+    expectClose(
+      await data('max_temperature_threshold', 'threshold=90&threshold_comparator=gte&threshold_units=F'),
+      oracle(PERIODS.yearly!, (days) => days.filter((d) => d.tasmax >= thr).length),
+    );
+    const rate = 5 * (1 / 86400);
+    expectClose(
+      await data('precipitation_threshold', 'threshold=5&threshold_comparator=gt&threshold_units=mm/day&time_aggregation=monthly'),
+      oracle(PERIODS.monthly!, (days) => days.filter((d) => d.pr > rate).length),
+    );
+    expectClose(
+      await data('percentile_precipitation', 'percentile=95&units=mm/day'),
+      oracle(PERIODS.yearly!, (days) => npPercentile(days.map((d) => d.pr), 95) * 86400),
+    );
+    expectClose(
+      await data('percentile_low_temperature', 'units=K'),
+      oracle(PERIODS.yearly!, (days) => npPercentile(days.map((d) => d.tasmin), 50)),
+    );
+  });
+
+  it('statistics across models: median, stddev (population), stdev alias, any NNth', async () => {
+    const res = await data('frost_days', 'agg=median,stddev,stdev,5th,95th,avg');
+    const perModel = MODELS.map((m) => raw.get(m)!.filter((d) => d.date.getUTCFullYear() === 2051 && d.tasmin <= 273.15).length);
+    const mean = perModel.reduce((a, b) => a + b, 0) / 3;
+    expect(Object.keys(res['2051']!)).toEqual(['median', 'stddev', 'stdev', '5th', '95th', 'avg']);
+    expect(res['2051']!.median).toBeCloseTo(npPercentile(perModel, 50), 10);
+    expect(res['2051']!.stddev).toBeCloseTo(Math.sqrt(perModel.reduce((a, v) => a + (v - mean) ** 2, 0) / 3), 10);
+    expect(res['2051']!.stdev).toBe(res['2051']!.stddev);
+    expect(res['2051']!['95th']).toBeCloseTo(npPercentile(perModel, 95), 10);
+    expect(res['2051']!['5th']).toBeCloseTo(npPercentile(perModel, 5), 10);
+  });
+
+  it('filters years and models; offset years are named by their first year', async () => {
+    expect(Object.keys(await data('frost_days', 'years=2051'))).toEqual(['2051']);
+    expect(Object.keys(await data('frost_days', 'years=2050,2052'))).toEqual(['2050', '2052']);
+    expect(Object.keys(await data('frost_days', 'time_aggregation=offset_yearly&years=2050'))).toEqual(['2050-2051']);
+    const one = await get(`/api/climate-data/${NYC}/RCP85/indicator/frost_days/?models=CCSM4`).expect(200);
+    expect(one.body.climate_models).toEqual(['CCSM4']);
+    for (const stats of Object.values(one.body.data) as Record<string, number>[]) expect(stats.min).toBe(stats.max);
+  });
+});
+
+describe('indicator data response', () => {
+  it('has the spec keys, the indicator object, the units used, and works by lat/lon', async () => {
+    const res = await get(`/api/climate-data/${NYC}/RCP85/indicator/total_precipitation/?units=mm`).expect(200);
+    expect(Object.keys(res.body)).toEqual(['city', 'dataset', 'scenario', 'indicator', 'climate_models', 'time_aggregation', 'units', 'data']);
+    expect(res.body.indicator.name).toBe('total_precipitation');
+    expect(res.body.units).toBe('mm');
+    expect(res.body.time_aggregation).toBe('yearly');
+    const nyc = t.catalog.cityById.get(NYC)!;
+    const byPoint = await get(`/api/climate-data/${nyc.lat}/${nyc.lon}/RCP85/indicator/total_precipitation/?units=mm`).expect(200);
+    expect(Object.keys(byPoint.body)[0]).toBe('feature');
+    expect(byPoint.body.data).toEqual(res.body.data);
+  });
+
+  it('answers {} where the cell has no data for the scenario years', async () => {
+    expect(await data('frost_days', 'years=1990')).toEqual({});
+  });
+});
+
+describe('indicator validation', () => {
+  const bad: [string, string, RegExp][] = [
+    ['frost_days', 'agg=foo', /^agg accepts .*got 'foo'/],
+    ['frost_days', 'agg=100th', /^agg accepts/],
+    ['frost_days', 'agg=0th', /^agg accepts/],
+    ['frost_days', 'time_aggregation=weekly', /^time_aggregation must be one of yearly, quarterly, monthly, offset_yearly, custom; got 'weekly'/],
+    ['frost_days', 'time_aggregation=custom', /^custom_time_agg is required when time_aggregation is custom/],
+    ['frost_days', 'custom_time_agg=1-1:2-1', /^If custom_time_agg is provided, param time_aggregation must equal "custom"/],
+    ['frost_days', 'time_aggregation=custom&custom_time_agg=1-1', /^custom_time_agg: each span needs exactly a start and an end/],
+    ['frost_days', 'time_aggregation=custom&custom_time_agg=1-1:2-30', /^custom_time_agg: '1-1:2-30' must be a valid date range/],
+    ['frost_days', 'time_aggregation=custom&custom_time_agg=aa-1:2-1', /valid date range/],
+    ['frost_days', 'time_aggregation=custom&custom_time_agg=3-1:2-1', /the start must not be after the end/],
+    ['frost_days', 'units=F', /^units must be one of days for frost_days; got 'F'/],
+    ['average_high_temperature', 'units=R', /^units must be one of F, C, K for average_high_temperature/],
+    ['total_precipitation', 'units=cm', /^units must be one of kg\/m\^2, mm, in/],
+    ['max_temperature_threshold', '', /^threshold is required/],
+    ['max_temperature_threshold', 'threshold=abc&threshold_comparator=gt&threshold_units=F', /^threshold must be a number; got 'abc'/],
+    ['max_temperature_threshold', 'threshold=1&threshold_comparator=eq&threshold_units=F', /^threshold_comparator is required and must be one of lt, lte, gt, gte; got 'eq'/],
+    ['max_temperature_threshold', 'threshold=1&threshold_comparator=gt&threshold_units=mm/day', /^threshold_units is required and must be one of F, C, K/],
+    ['precipitation_threshold', 'threshold=1&threshold_comparator=gt&threshold_units=F', /^threshold_units .*kg\/m\^2\/s, mm\/day, in\/day/],
+    ['percentile_high_temperature', 'percentile=0', /^percentile must be an integer from 1 to 99/],
+    ['extreme_heat_events', 'percentile=100', /^percentile must be an integer from 1 to 99/],
+    ['extreme_heat_events', 'percentile=5.5', /^percentile must be an integer/],
+    ['heat_wave_incidents', 'historic_range=2010', /^historic_range must be the start year of one of the historic ranges: 1951, 1961, 1971; got '2010'/],
+    ['heating_degree_days', 'basetemp=warm', /^basetemp must be a number/],
+    ['heating_degree_days', 'basetemp_units=R', /^basetemp_units must be one of F, C, K/],
+    ['frost_days', 'years=20x0', /^years accepts/],
+    ['frost_days', 'models=FOO', /^Dataset NEX-GDDP has no data for model\(s\): FOO/],
+    ['frost_days', 'dataset=FOO', /^Dataset FOO does not exist/],
+  ];
+  it('answers 400 naming the parameter and the accepted values', async () => {
+    for (const [name, qs, re] of bad) {
+      const res = await get(`/api/climate-data/${NYC}/RCP85/indicator/${name}/?${qs}`);
+      expect(res.status, `${name}?${qs}`).toBe(400);
+      expect(res.body.detail, `${name}?${qs}`).toMatch(re);
+    }
+  });
+
+  it('answers 404 for unknown indicator, scenario, city and a point without data', async () => {
+    expect((await get(`/api/climate-data/${NYC}/RCP85/indicator/nope/`).expect(404)).body).toEqual({ detail: 'Indicator nope does not exist.' });
+    expect((await get(`/api/climate-data/${NYC}/RCP00/indicator/frost_days/`).expect(404)).body).toEqual({ detail: 'Scenario RCP00 does not exist.' });
+    expect((await get('/api/climate-data/1/RCP85/indicator/frost_days/').expect(404)).body).toEqual({ detail: 'City 1 does not exist.' });
+    expect((await get('/api/climate-data/10/10/RCP85/indicator/frost_days/').expect(404)).body.detail).toBe('No NEX-GDDP data available for point (10, 10)');
+    expect((await get('/api/climate-data/10/200/RCP85/indicator/frost_days/').expect(400)).body.detail).toMatch(/^lon must be a number between -180 and 180/);
+  });
+});
+
+describe('GET /api/indicator/', () => {
+  it('lists the 23 indicators in the original order', async () => {
+    const res = await get('/api/indicator/').expect(200);
+    expect(res.body).toHaveLength(23);
+    expect(res.body[0].name).toBe('accumulated_freezing_degree_days');
+    expect(res.body.map((i: { name: string }) => i.name)).toContain('heat_wave_incidents');
+    for (const i of res.body) {
+      expect(Object.keys(i)).toEqual(['name', 'label', 'description', 'valid_aggregations', 'variables', 'available_units', 'default_units', 'parameters']);
+      expect(i.available_units).toContain(i.default_units);
+    }
+  });
+
+  it('shows one indicator as the original to_dict (Appendix A), or 404', async () => {
+    const res = await get('/api/indicator/max_temperature_threshold/').expect(200);
+    expect(res.body.label).toBe('Max Temperature Threshold');
+    expect(res.body.valid_aggregations).toEqual(['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom']);
+    expect(res.body.variables).toEqual(['tasmax']);
+    expect(res.body.available_units).toEqual(['days']);
+    expect(res.body.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'agg', 'custom_time_agg', 'dataset', 'models', 'threshold', 'threshold_comparator', 'threshold_units', 'time_aggregation', 'units', 'years',
+    ]);
+    expect(res.body.parameters.find((p: { name: string }) => p.name === 'threshold')).not.toHaveProperty('default');
+    expect(res.body.parameters.find((p: { name: string }) => p.name === 'units').default).toBe('days');
+    const hw = (await get('/api/indicator/heat_wave_incidents/').expect(200)).body;
+    expect(hw.parameters.find((p: { name: string }) => p.name === 'historic_range').default).toBe('1971');
+    expect((await get('/api/indicator/yearly_dry_spells/').expect(200)).body.name).toBe('dry_spells');
+    expect((await get('/api/indicator/nope/').expect(404)).body).toEqual({ detail: 'Indicator nope does not exist.' });
+  });
+});
