@@ -1,6 +1,6 @@
 -- Mean of the daily high temperature (tasmax) per period and model; units F, C or K.
 WITH per_model AS (
-  SELECT period, model, avg(tasmax) AS value
+  SELECT period, model, favg(tasmax) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   GROUP BY period, model
 )

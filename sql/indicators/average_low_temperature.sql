@@ -1,6 +1,6 @@
 -- Mean of the daily low temperature (tasmin) per period and model; units F, C or K.
 WITH per_model AS (
-  SELECT period, model, avg(tasmin) AS value
+  SELECT period, model, favg(tasmin) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   GROUP BY period, model
 )

@@ -1,6 +1,6 @@
 -- Sum over the days of (daily mean temperature - base), for days above the base ('basetemp', K).
 WITH per_model AS (
-  SELECT period, model, coalesce(sum((tasmax + tasmin) / 2 - getvariable('basetemp')) FILTER (WHERE (tasmax + tasmin) / 2 > getvariable('basetemp')), 0) AS value
+  SELECT period, model, coalesce(fsum((tasmax + tasmin) / 2 - getvariable('basetemp')) FILTER (WHERE (tasmax + tasmin) / 2 > getvariable('basetemp')), 0) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   GROUP BY period, model
 )

@@ -1,6 +1,6 @@
 -- Mean of the daily difference between high and low temperature; units are a temperature difference.
 WITH per_model AS (
-  SELECT period, model, avg(tasmax - tasmin) AS value
+  SELECT period, model, favg(tasmax - tasmin) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   GROUP BY period, model
 )

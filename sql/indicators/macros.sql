@@ -1,4 +1,5 @@
--- Shared pieces of the indicator templates. The service loads this file into every connection;
+-- Shared pieces of the indicator templates. Sums and means use fsum/favg (compensated): the plain
+-- parallel aggregates can differ in the last bits from run to run, and answers must be repeatable. The service loads this file into every connection;
 -- an analyst runs `.read sql/indicators/macros.sql` once per DuckDB CLI session (see README.md).
 
 -- The 1-based index of the first custom span containing the day (month * 100 + day), or NULL.
@@ -86,7 +87,7 @@ CREATE OR REPLACE MACRO run_lengths(flags) AS
 -- The mean across models of each model's percentile of a variable over the historic years (for
 -- pr only wet days count): the threshold of the extreme-event indicators. numpy's linear rule.
 CREATE OR REPLACE MACRO historic_percentile(file, first_year, last_year, variable, pct) AS (
-  SELECT avg(q) FROM (
+  SELECT favg(q) FROM (
     SELECT model, quantile_cont(v, pct / 100) AS q
     FROM (SELECT model, (CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END)::DOUBLE AS v, date
           FROM read_parquet(file))
@@ -97,7 +98,7 @@ CREATE OR REPLACE MACRO historic_percentile(file, first_year, last_year, variabl
 -- Daily climatology of the high temperature: for each day slot (day of year - 1), the mean of
 -- every model and year of the historic range.
 CREATE OR REPLACE MACRO historic_daily_tasmax(file, first_year, last_year) AS TABLE
-  SELECT (dayofyear(date) - 1)::INTEGER AS slot, avg(tasmax::DOUBLE) AS norm
+  SELECT (dayofyear(date) - 1)::INTEGER AS slot, favg(tasmax::DOUBLE) AS norm
   FROM read_parquet(file)
   WHERE year(date) BETWEEN first_year AND last_year AND tasmax IS NOT NULL
   GROUP BY slot;

@@ -1,6 +1,6 @@
 -- Total precipitation per period and model: the sum of the daily mean rates times 86400 s (kg/m^2 = mm).
 WITH per_model AS (
-  SELECT period, model, coalesce(sum(pr) * 86400.0, 0) AS value
+  SELECT period, model, coalesce(fsum(pr) * 86400.0, 0) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   GROUP BY period, model
 )

@@ -1,0 +1,30 @@
+-- An analyst's DuckDB CLI session: one indicator for one map cell, with every parameter the
+-- templates read. Run it from the repository root with the DuckDB CLI:
+--   duckdb -c ".read sql/indicators/cli-session.sql"
+-- after setting the values below (the cell id of a city: GET /api/city/<id>/map-cell/, or the file
+-- names under data/build/climate/<dataset>/<scenario>/). tests/cli-session.test.ts runs this file
+-- with every template.
+.read sql/indicators/macros.sql
+
+-- Where and what: the cell's file for a dataset and scenario, the models and the years.
+SET VARIABLE file = 'data/build/climate/NEX-GDDP/RCP85/752103.parquet';
+SET VARIABLE models = ['ACCESS1-0', 'CCSM4', 'MIROC5'];
+SET VARIABLE years = range(2050, 2053)::INTEGER[];
+-- yearly | quarterly | monthly | offset_yearly | custom (then spans, MMDD pairs: 3-1:5-31 is {s: 301, e: 531})
+SET VARIABLE time_aggregation = 'yearly';
+SET VARIABLE spans = []::STRUCT(s INTEGER, e INTEGER)[];
+-- Statistics across models, and the output units (one of the indicator's available_units).
+SET VARIABLE aggs = ['min', 'max', 'avg', '95th'];
+SET VARIABLE units = 'F';
+-- Indicator parameters, in storage units: threshold in K (temperatures) or kg m-2 s-1 (pr),
+-- comparator lt | lte | gt | gte, basetemp in K (65 F = 291.4833333333334 K), percentile 1..99,
+-- and the historic range's years and the cell's historical file for the baselines.
+SET VARIABLE threshold = 305.3722222222222;
+SET VARIABLE comparator = 'gt';
+SET VARIABLE basetemp = 291.4833333333334;
+SET VARIABLE percentile = 95;
+SET VARIABLE historic_file = 'data/build/climate/NEX-GDDP/historical/752103.parquet';
+SET VARIABLE historic_start = 1971;
+SET VARIABLE historic_end = 2000;
+
+.read sql/indicators/average_high_temperature.sql

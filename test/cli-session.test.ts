@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../src/config.js';
+import { INDICATORS } from '../src/indicators/metadata.js';
+import { testApp, type TestApp } from './helpers.js';
+
+/**
+ * Runs sql/indicators/cli-session.sql the way the DuckDB CLI does (statements in order, `.read`
+ * includes a file) with every template, and checks each gives the API's answer. The CLI binary
+ * itself is not installable here; the dot command the session uses is `.read`, done below.
+ */
+const SESSION = fs.readFileSync(path.join(ROOT, 'sql', 'indicators', 'cli-session.sql'), 'utf8');
+
+async function runScript(conn: DuckDBConnection, text: string): Promise<Record<string, unknown>[]> {
+  let last: Record<string, unknown>[] = [];
+  let pending = '';
+  for (const line of text.split('\n')) {
+    const read = /^\.read\s+(\S+)\s*$/.exec(line.trim());
+    if (read) {
+      last = await runScript(conn, fs.readFileSync(path.join(ROOT, read[1]!), 'utf8'));
+      continue;
+    }
+    pending += line + '\n';
+    if (line.trim().endsWith(';') || line === text.split('\n').at(-1)) {
+      if (pending.replace(/--.*$/gm, '').trim()) last = (await conn.runAndReadAll(pending)).getRowObjectsJS();
+      pending = '';
+    }
+  }
+  if (pending.replace(/--.*$/gm, '').trim()) last = (await conn.runAndReadAll(pending)).getRowObjectsJS();
+  return last;
+}
+
+let t: TestApp;
+let dataDir: string;
+beforeAll(async () => {
+  t = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' });
+  dataDir = t.catalog.dataDir;
+});
+
+const apiParams = (name: string, units: string) => {
+  const meta = INDICATORS.find((i) => i.name === name)!;
+  const has = (p: string) => meta.parameters.some((x) => x.name === p);
+  const q = [`agg=min,max,avg,95th`, `units=${encodeURIComponent(units)}`];
+  if (has('threshold')) {
+    q.push('threshold_comparator=gt');
+    q.push(meta.variables[0] === 'pr' ? 'threshold=305.3722222222222&threshold_units=kg/m^2/s' : 'threshold=90&threshold_units=F');
+  }
+  if (has('percentile')) q.push('percentile=95');
+  if (has('historic_range')) q.push('historic_range=1971');
+  return q.join('&');
+};
+
+describe('the templates in a DuckDB CLI session', () => {
+  const templates = fs.readdirSync(path.join(ROOT, 'sql', 'indicators')).filter((f) => !['macros.sql', 'cli-session.sql'].includes(f));
+
+  it('has one template per indicator', () => {
+    expect(templates.map((f) => f.replace('.sql', '')).sort()).toEqual(INDICATORS.map((i) => i.name).sort());
+  });
+
+  it.each(INDICATORS.map((i) => [i.name, i.defaultUnits]))('%s gives the same answer as the API', async (name, units) => {
+    const script = SESSION.replaceAll("'data/build/", `'${dataDir}/`)
+      .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
+      .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const rows = await runScript(conn, script);
+    conn.closeSync();
+    db.closeSync();
+    const cli: Record<string, Record<string, number>> = {};
+    for (const r of rows as { period: string; stats: { entries?: { key: string; value: number }[] } | { key: string; value: number }[] }[]) {
+      const entries = Array.isArray(r.stats) ? r.stats : r.stats.entries!;
+      cli[r.period] = Object.fromEntries(entries.map((e) => [e.key, e.value]));
+    }
+    const res = await request(t.app)
+      .get(`/api/climate-data/5128581/RCP85/indicator/${name}/?${apiParams(name, units)}`)
+      .set('Authorization', `Token ${t.token}`)
+      .expect(200);
+    expect(Object.keys(cli).length).toBeGreaterThan(0);
+    expect(cli, JSON.stringify([cli, res.body.data])).toEqual(res.body.data);
+  });
+});
