@@ -35,3 +35,36 @@ export function referenceWorkloads(catalog: Catalog): Workload[] {
     { name: 'city search + ordering', paths: filtered, connections: 32 },
   ];
 }
+
+/** One city per NEX-GDDP cell with data, so requests spread over every cell (no response cache helps). */
+function citiesPerCell(catalog: Catalog): number[] {
+  const seen = new Map<number, number>();
+  for (const [cityId, cells] of catalog.cityCells) {
+    const cell = cells.get('NEX-GDDP');
+    if (cell !== undefined && !seen.has(cell)) seen.set(cell, cityId);
+  }
+  return [...seen.values()];
+}
+
+/** Climate workloads: one cell, all 21 NEX-GDDP models, all 95 RCP85 years per request. */
+export function climateWorkloads(catalog: Catalog): Workload[] {
+  const cities = citiesPerCell(catalog);
+  const paths = (suffix: string) => cities.map((id) => `/api/climate-data/${id}/RCP85/${suffix}`);
+  const defs: [string, string[]][] = [
+    ['frost_days yearly', paths('indicator/frost_days/')],
+    ['heat_wave_incidents monthly', paths('indicator/heat_wave_incidents/?time_aggregation=monthly')],
+    ['dry_spells monthly', paths('indicator/dry_spells/?time_aggregation=monthly')],
+    ['raw century, 3 variables, agg=avg', paths('')],
+  ];
+  return defs.flatMap(([name, p]) => [
+    { name: `${name}`, paths: p, connections: 1 },
+    { name: `${name}`, paths: p, connections: 16 },
+  ]);
+}
+
+/** The cells' files, for the scan floor: a bare DuckDB scan of the values one request reads. */
+export function climateFiles(catalog: Catalog): string[] {
+  return [...new Set(citiesPerCell(catalog).map((id) => catalog.cityCells.get(id)!.get('NEX-GDDP')!))].map(
+    (cell) => `${catalog.dataDir}/climate/NEX-GDDP/RCP85/${cell}.parquet`,
+  );
+}

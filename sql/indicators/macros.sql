@@ -7,36 +7,51 @@
 CREATE OR REPLACE MACRO span_of(md, spans) AS
   list_position(list_transform(spans, x -> md BETWEEN x.s AND x.e), true);
 
--- The period a day belongs to, as the API's keys: 2050, 2050-03, 2050-Q1, 2050-2051 (offset
--- years start at day index 180), 2050-01 (first custom span).
-CREATE OR REPLACE MACRO period_key(agg, d, spans) AS CASE agg
-  WHEN 'yearly' THEN year(d)::VARCHAR
-  WHEN 'monthly' THEN strftime(d, '%Y-%m')
-  WHEN 'quarterly' THEN year(d)::VARCHAR || '-Q' || quarter(d)::VARCHAR
-  WHEN 'offset_yearly' THEN (year(d) - (dayofyear(d) <= 180)::INTEGER)::VARCHAR || '-'
-                         || (year(d) - (dayofyear(d) <= 180)::INTEGER + 1)::VARCHAR
-  WHEN 'custom' THEN printf('%04d-%02d', year(d), span_of(month(d) * 100 + day(d), spans))
+-- The period a day belongs to, as an integer (grouping by integers is much cheaper than by text):
+-- yearly 2050, monthly 205003, quarterly 20501, offset_yearly 2050 (the year starting at day index
+-- 180 of 2050), custom 2050001 (first span). period_label turns it into the API's key.
+CREATE OR REPLACE MACRO period_id(agg, d, spans) AS CASE agg
+  WHEN 'yearly' THEN year(d)
+  WHEN 'monthly' THEN year(d) * 100 + month(d)
+  WHEN 'quarterly' THEN year(d) * 10 + quarter(d)
+  WHEN 'offset_yearly' THEN year(d) - (dayofyear(d) <= 180)::INTEGER
+  WHEN 'custom' THEN year(d) * 1000 + span_of(month(d) * 100 + day(d), spans)
 END;
 
--- One cell's days for the chosen models and years, each with its period. An offset year is kept
--- only where the model has both of its calendar years (as the original). Variables are in storage
--- units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that sums and
--- means are computed in double precision, like the original's Python floats.
+-- The API's period keys: 2050, 2050-03, 2050-Q1, 2050-2051, 2050-01 (custom: the span's number).
+CREATE OR REPLACE MACRO period_label(agg, id) AS CASE agg
+  WHEN 'yearly' THEN id::VARCHAR
+  WHEN 'monthly' THEN printf('%04d-%02d', id // 100, id % 100)
+  WHEN 'quarterly' THEN printf('%04d-Q%d', id // 10, id % 10)
+  WHEN 'offset_yearly' THEN id::VARCHAR || '-' || (id + 1)::VARCHAR
+  WHEN 'custom' THEN printf('%04d-%02d', id // 1000, id % 1000)
+END;
+
+-- One cell's days for the chosen models and years, each with its period id. Variables are in
+-- storage units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that
+-- sums and means are computed in double precision, like the original's Python floats.
+-- `years` is filtered as a date range, plus a list test only when the list has gaps.
+CREATE OR REPLACE MACRO cell_days(file, models, years, agg, spans) AS TABLE
+  SELECT model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin,
+         pr::DOUBLE AS pr, period_id(agg, date, spans) AS period
+  FROM read_parquet(file)
+  WHERE date BETWEEN make_date(list_min(years), 1, 1) AND make_date(list_max(years), 12, 31)
+    AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, year(date)::INTEGER))
+    AND model IN (SELECT unnest(models));
+
+-- The days the templates reduce. An offset year is kept only where the model has data in both of
+-- its calendar years (as the original); that check costs a second pass, so only offset_yearly pays
+-- it (the branch whose constant condition is false is removed before execution).
 CREATE OR REPLACE MACRO indicator_days(file, models, years, agg, spans) AS TABLE
-  WITH d AS (
-    SELECT model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin,
-           pr::DOUBLE AS pr, period_key(agg, date, spans) AS period
-    FROM read_parquet(file)
-    WHERE list_contains(models, model)
-      AND list_contains(years, year(date)::INTEGER)
-  ),
-  model_years AS (SELECT model, list(DISTINCT year) AS ys FROM d GROUP BY model)
-  SELECT d.model, d.date, d.year, d.tasmax, d.tasmin, d.pr, d.period
-  FROM d JOIN model_years USING (model)
-  WHERE d.period IS NOT NULL
-    AND (agg <> 'offset_yearly'
-         OR (list_contains(model_years.ys, d.year - (dayofyear(d.date) <= 180)::INTEGER)
-             AND list_contains(model_years.ys, d.year - (dayofyear(d.date) <= 180)::INTEGER + 1)));
+  SELECT * FROM cell_days(file, models, years, agg, spans)
+  WHERE agg <> 'offset_yearly' AND period IS NOT NULL
+  UNION ALL
+  SELECT d.* FROM cell_days(file, models, years, agg, spans) AS d
+  JOIN (SELECT DISTINCT model, year FROM cell_days(file, models, years, agg, spans)) AS first
+    ON first.model = d.model AND first.year = d.period
+  JOIN (SELECT DISTINCT model, year FROM cell_days(file, models, years, agg, spans)) AS second
+    ON second.model = d.model AND second.year = d.period + 1
+  WHERE agg = 'offset_yearly';
 
 -- numpy 1.15 percentile with linear interpolation: v[lo] * (1 - w) + v[hi] * w, where v is sorted,
 -- idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).
