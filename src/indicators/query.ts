@@ -39,14 +39,27 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
   ];
 }
 
+/** What each pooled connection's variables hold now: a SET costs ~0.6 ms, so unchanged ones are skipped. */
+const current = new WeakMap<DuckDBConnection, Map<string, string>>();
+
 async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
+  let held = current.get(conn);
+  if (!held) current.set(conn, (held = new Map()));
+  const set = async (name: string, sql: string, value: DuckDBValue, key: string) => {
+    if (held.get(name) === key) return;
+    held.delete(name);
+    await conn.run(sql, [value]);
+    held.set(name, key);
+  };
   for (const [name, value, type] of variables(r)) {
     // The name is from the fixed list above; the value is always a bound parameter.
-    const cast = Array.isArray((value as { items?: unknown })?.items) ? `::${type.toString()}[]` : `::${type.toString()}`;
-    await conn.run(`SET VARIABLE ${name} = $1${cast}`, [value]);
+    const items = (value as { items?: unknown[] } | null)?.items;
+    const cast = Array.isArray(items) ? `::${type.toString()}[]` : `::${type.toString()}`;
+    await set(name, `SET VARIABLE ${name} = $1${cast}`, value, JSON.stringify(items ?? value));
   }
   // Spans are a list of structs, which is simplest to bind as JSON text.
-  await conn.run(`SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]`, [JSON.stringify(r.spans)]);
+  const spans = JSON.stringify(r.spans);
+  await set('spans', 'SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]', spans, spans);
 }
 
 /** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
