@@ -1,19 +1,21 @@
 /**
  * `make data`: builds the default dataset (reference catalog + synthetic climate) into DATA_DIR.
- * DATA_CITIES (default 50): most populous cities whose map cells get climate data.
- * DATA_SEED (default 1): seed of the synthetic generator.
+ *   DATA_DIR    (default data/build) where the build goes; built next to it and swapped in at the end
+ *   DATA_CITIES (default 50) most populous cities whose map cells get climate data
+ *   DATA_SEED   (default 1) seed of the synthetic generator
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
-import { buildDataset } from '../src/ingest/build.js';
+import { BuildError, buildDataset } from '../src/ingest/build.js';
 
 const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
 const int = (name: string, fallback: number) => {
   const v = env(name);
   if (v === undefined) return fallback;
   if (!/^\d+$/.test(v)) {
-    console.error(`${name} must be a non-negative integer, got '${v}'.`);
-    process.exit(1);
+    console.error(`${name} must be a non-negative integer, got '${v}'. Unset it for the default (${fallback}).`);
+    process.exit(2);
   }
   return Number(v);
 };
@@ -22,9 +24,28 @@ const outDir = path.resolve(env('DATA_DIR') ?? path.join(ROOT, 'data', 'build'))
 const climateCities = int('DATA_CITIES', 50);
 const seed = int('DATA_SEED', 1);
 
-console.log(`Building the default data into ${outDir} (climate data for the ${climateCities} most populous cities, seed ${seed})`);
-buildDataset({ outDir, climateCities, seed }).catch((err: unknown) => {
-  console.error(`The data build failed: ${err instanceof Error ? err.message : err}`);
-  console.error('Nothing was replaced; the previous build (if any) is intact. Check free disk space and the files in data/sources/.');
-  process.exit(1);
-});
+// A build interrupted with Ctrl-C removes its half-written folder; after a kill -9 the next build does.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    fs.rmSync(`${outDir}.tmp-${process.pid}`, { recursive: true, force: true });
+    console.error(`\nInterrupted (${signal}); ${outDir} was left as it was.`);
+    process.exit(130);
+  });
+}
+
+console.log(`Building the default data into ${outDir}: climate data for the cells of the ${climateCities} most populous cities, seed ${seed}`);
+buildDataset({ outDir, climateCities, seed }).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`\nThe data build failed: ${message}`);
+    if (/ENOSPC|No space left/i.test(message)) {
+      console.error('The disk is full: free some space, set DATA_DIR to a larger disk, or lower DATA_CITIES.');
+    } else if (/EACCES|EPERM|EROFS|ENOTDIR/i.test(message)) {
+      console.error(`Cannot create ${outDir}: set DATA_DIR to a folder you can write to (its parent folders are created as needed).`);
+    }
+    console.error(`Nothing was replaced: ${fs.existsSync(outDir) ? `the previous build in ${outDir} is intact` : `there is no build in ${outDir} yet`}.`);
+    if (err instanceof Error && !(err instanceof BuildError) && err.stack) console.error(`\n${err.stack}`);
+    process.exit(1);
+  },
+);

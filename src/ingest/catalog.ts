@@ -1,5 +1,5 @@
 import { cellAt, cellCentre, GRIDS, NON_CONUS } from '../reference/grids.js';
-import { bboxOf, containsPoint, inBbox, type Bbox, type Coastline, type MultiPolygon } from './geometry.js';
+import { bboxOf, boundaryDistanceKm, containsPoint, inBbox, type Bbox, type Coastline, type MultiPolygon } from './geometry.js';
 import type { SourceBoundary, SourceCity, SourceRegion } from './sources.js';
 
 /** Rows of the catalog tables, computed from the source files (see data/sources/SOURCES.md). */
@@ -72,8 +72,27 @@ export function regionRows(regions: SourceRegion[]): RegionRow[] {
     });
 }
 
+/**
+ * The ecoregion polygons are simplified (1e-4 degrees, from an already simplified Level III layer), so
+ * some shore towns (San Diego, Staten Island, Galveston, Key West) fall just outside every polygon. A
+ * point outside all of them gets the region whose boundary is nearest, if within this distance.
+ * Hawaii and Puerto Rico, which the layer does not cover, stay without a region.
+ */
+export const REGION_SNAP_KM = 20;
+const SNAP_DEGREES = REGION_SNAP_KM / 111.195 / Math.cos((70 * Math.PI) / 180);
+
+/** The Level II region containing the point (bbox prefilter, then even-odd over all rings), or the nearest within REGION_SNAP_KM. */
 export function regionOf(regions: RegionRow[], lon: number, lat: number): number | null {
-  return regions.find((r) => inBbox(r.bbox, lon, lat) && containsPoint(r.polygons, lon, lat))?.id ?? null;
+  const inside = regions.find((r) => inBbox(r.bbox, lon, lat) && containsPoint(r.polygons, lon, lat));
+  if (inside) return inside.id;
+  let best: { id: number; km: number } | null = null;
+  for (const r of regions) {
+    const [x0, y0, x1, y1] = r.bbox;
+    if (lon < x0 - SNAP_DEGREES || lon > x1 + SNAP_DEGREES || lat < y0 - SNAP_DEGREES || lat > y1 + SNAP_DEGREES) continue;
+    const km = boundaryDistanceKm(r.polygons, lon, lat);
+    if (km <= REGION_SNAP_KM && (!best || km < best.km)) best = { id: r.id, km };
+  }
+  return best?.id ?? null;
 }
 
 export interface CityRow extends SourceCity {

@@ -40,6 +40,30 @@ export function containsPoint(mp: MultiPolygon, x: number, y: number): boolean {
 
 const KM_PER_DEG = 111.195;
 
+/** Distance in km from a point to the segment a-b, in a local equirectangular projection around the point. */
+function segmentKm(x: number, y: number, kx: number, x1: number, y1: number, x2: number, y2: number): number {
+  const ax = (x1 - x) * kx;
+  const ay = (y1 - y) * KM_PER_DEG;
+  const dx = (x2 - x) * kx - ax;
+  const dy = (y2 - y) * KM_PER_DEG - ay;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2));
+  return Math.hypot(ax + t * dx, ay + t * dy);
+}
+
+/** Distance in km from a point to the nearest edge of any ring of the polygons. */
+export function boundaryDistanceKm(mp: MultiPolygon, x: number, y: number): number {
+  const kx = KM_PER_DEG * Math.cos((y * Math.PI) / 180);
+  let best = Infinity;
+  for (const poly of mp)
+    for (const ring of poly)
+      for (let i = 1; i < ring.length; i++) {
+        const d = segmentKm(x, y, kx, ring[i - 1]![0]!, ring[i - 1]![1]!, ring[i]![0]!, ring[i]![1]!);
+        if (d < best) best = d;
+      }
+  return best;
+}
+
 /**
  * Coastline segments (every polygon edge of the land layer) bucketed in a lat/lon grid, with the
  * land polygons for the in-sea test.
@@ -94,9 +118,8 @@ export class Coastline {
   /** Distance in km from the point to the nearest coastline segment, or Infinity beyond maxKm. */
   distanceKm(x: number, y: number, maxKm: number): number {
     const kx = KM_PER_DEG * Math.cos((y * Math.PI) / 180);
-    const ky = KM_PER_DEG;
     const rx = Math.ceil(maxKm / Math.max(kx, 1) / this.cell);
-    const ry = Math.ceil(maxKm / ky / this.cell);
+    const ry = Math.ceil(maxKm / KM_PER_DEG / this.cell);
     const bx0 = Math.floor(x / this.cell);
     const by0 = Math.floor(y / this.cell);
     let best = Infinity;
@@ -106,16 +129,7 @@ export class Coastline {
         const list = this.buckets.get(this.key(bx, by));
         if (!list) continue;
         for (const id of list) {
-          // Local equirectangular projection around the point, in km.
-          const ax = (s[id * 4]! - x) * kx;
-          const ay = (s[id * 4 + 1]! - y) * ky;
-          const bxk = (s[id * 4 + 2]! - x) * kx;
-          const byk = (s[id * 4 + 3]! - y) * ky;
-          const dx = bxk - ax;
-          const dy = byk - ay;
-          const len2 = dx * dx + dy * dy;
-          const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2));
-          const d = Math.hypot(ax + t * dx, ay + t * dy);
+          const d = segmentKm(x, y, kx, s[id * 4]!, s[id * 4 + 1]!, s[id * 4 + 2]!, s[id * 4 + 3]!);
           if (d < best) best = d;
         }
       }

@@ -4,11 +4,23 @@ import path from 'node:path';
 import { feature } from 'topojson-client';
 import type { Topology } from 'topojson-specification';
 import { ROOT } from '../config.js';
+import { BuildError } from './buildError.js';
 import type { MultiPolygon } from './geometry.js';
 
 /** Readers of the committed source files in data/sources (provenance in SOURCES.md there). */
 export const SOURCES_DIR = path.join(ROOT, 'data', 'sources');
-const source = (name: string) => path.join(SOURCES_DIR, name);
+export const SOURCE_FILES = [
+  'us_places_pop10k_tiger2019_simplified.geojson',
+  'na_cec_eco_level2.geojson',
+  'ne_land_10m_world-atlas.topojson',
+] as const;
+const source = (name: (typeof SOURCE_FILES)[number]) => {
+  const file = path.join(SOURCES_DIR, name);
+  if (!fs.existsSync(file)) {
+    throw new BuildError(`Missing source file ${file}: restore data/sources/ from git (git checkout -- data/sources).`);
+  }
+  return file;
+};
 
 export interface SourceCity {
   id: number;
@@ -41,7 +53,9 @@ export function readCities(): SourceCity[] {
     const city = { id: c.cityId, name: c.name, admin: c.adminCode, population: c.population, lon, lat };
     const key = `${c.name}|${c.adminCode}`;
     const seen = byKey.get(key);
-    if (!seen || seen.population < city.population) byKey.set(key, city);
+    if (!seen || seen.population < city.population || (seen.population === city.population && city.id < seen.id)) {
+      byKey.set(key, city);
+    }
   }
   return [...byKey.values()].sort((a, b) => a.id - b.id);
 }
