@@ -30,14 +30,16 @@ END;
 -- One cell's days for the chosen models and years, each with its period id. Variables are in
 -- storage units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that
 -- sums and means are computed in double precision, like the original's Python floats.
--- `years` is filtered as a date range, plus a list test only when the list has gaps.
+-- `years` is filtered as a date range, plus a list test only when the list has gaps; `models` is a
+-- list of names, or NULL for all of them.
 CREATE OR REPLACE MACRO cell_days(file, models, years, agg, spans) AS TABLE
   SELECT model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin,
          pr::DOUBLE AS pr, period_id(agg, date, spans) AS period
   FROM read_parquet(file)
   WHERE date BETWEEN make_date(list_min(years), 1, 1) AND make_date(list_max(years), 12, 31)
     AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, year(date)::INTEGER))
-    AND model IN (SELECT unnest(models));
+    -- NULL models means all of the file's models; the semi-join costs about as much as the scan.
+    AND (models IS NULL OR model IN (SELECT unnest(models)));
 
 -- The days the templates reduce. An offset year is kept only where the model has data in both of
 -- its calendar years (as the original); that check costs a second pass, so only offset_yearly pays

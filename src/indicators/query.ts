@@ -6,7 +6,8 @@ import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
 export interface IndicatorRequest extends IndicatorVariables {
   name: string;
   file: string;
-  models: string[];
+  /** The chosen models; undefined for every model of the dataset. */
+  models?: string[];
   years: number[];
   timeAggregation: TimeAggregation;
   spans: Span[];
@@ -24,7 +25,7 @@ export interface PeriodStats {
 function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
   return [
     ['file', r.file, VARCHAR],
-    ['models', listValue(r.models), VARCHAR],
+    ['models', r.models ? listValue(r.models) : null, VARCHAR],
     ['years', listValue(r.years), INTEGER],
     ['time_aggregation', r.timeAggregation, VARCHAR],
     ['aggs', listValue(r.aggs), VARCHAR],
@@ -54,7 +55,7 @@ async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
   for (const [name, value, type] of variables(r)) {
     // The name is from the fixed list above; the value is always a bound parameter.
     const items = (value as { items?: unknown[] } | null)?.items;
-    const cast = Array.isArray(items) ? `::${type.toString()}[]` : `::${type.toString()}`;
+    const cast = Array.isArray(items) || name === 'models' || name === 'years' || name === 'aggs' ? `::${type.toString()}[]` : `::${type.toString()}`;
     await set(name, `SET VARIABLE ${name} = $1${cast}`, value, JSON.stringify(items ?? value));
   }
   // Spans are a list of structs, which is simplest to bind as JSON text.

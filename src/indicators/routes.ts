@@ -55,7 +55,8 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
         historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', location.cellId);
         if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
       }
-      const rows = await queryIndicator(queries, { name: meta.name, file, models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
+      const all = models.length === dataset.models.length;
+      const rows = await queryIndicator(queries, { name: meta.name, file, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
       data = dataJson(rows);
     }
     res
