@@ -68,11 +68,13 @@ export class CityIndex {
   }
 
   filter(keys: OrderKey[], f: CityFilters): City[] {
+    const ordered = this.ordered(keys);
+    if (Object.values(f).every((v) => v === undefined)) return ordered;
     const name = f.name?.toLowerCase();
     const admin = f.admin?.toLowerCase();
     const search = f.search?.toLowerCase();
     const out: City[] = [];
-    for (const c of this.ordered(keys)) {
+    for (const c of ordered) {
       if (name !== undefined && !this.lowerName.get(c)!.includes(name)) continue;
       if (admin !== undefined && !this.lowerAdmin.get(c)!.includes(admin)) continue;
       if (search !== undefined && !this.lowerName.get(c)!.includes(search) && !this.lowerAdmin.get(c)!.includes(search)) continue;
