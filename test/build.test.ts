@@ -32,7 +32,6 @@ let conn: DuckDBConnection;
 const q = <T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>) => readRows<T>(conn, sql, params as never);
 const one = async <T,>(sql: string, params?: Record<string, unknown>) => (await q<T>(sql, params))[0]!;
 const table = (name: string) => `read_parquet('${path.join(dir, 'catalog', `${name}.parquet`)}')`;
-const climateFile = (dataset: string, scenario: string, cell: number) => path.join(dir, 'climate', dataset, scenario, `${cell}.parquet`);
 
 beforeAll(async () => {
   db = await openDuckDB({ threads: 2, memoryLimit: '1GB' });

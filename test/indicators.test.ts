@@ -40,7 +40,6 @@ beforeAll(async () => {
 });
 
 // ---- the oracle ----
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const slotOf = (d: Date) => Math.round((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
 const pad = (n: number) => String(n).padStart(2, '0');
 type Period = (d: Date) => string | undefined;
