@@ -271,7 +271,7 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect(loca.models).toHaveLength(32);
     expect(nex.description).toMatch(/^The NASA Earth Exchange \(NEX\) Global Daily Downscaled Projections/);
     expect(nex.description).toMatch(/synthetic/);
-    expect(loca.description).toMatch(/make ingest/);
+    expect(loca.description).toMatch(/To serve real model output, write it into the same Parquet layout/);
   });
 
   it('returns one dataset or 404', async () => {
