@@ -1,7 +1,12 @@
 /**
  * `make user EMAIL=... PASSWORD=...`: creates the account if missing, or resets its password, and
- * prints the account's API token as the last line of standard output.
- * Options: --email, --password, --burst-rate N/min, --sustained-rate N/day, --clear-rates.
+ * prints the account's current API token as the last line of standard output.
+ *
+ *   npx tsx scripts/user.ts --email you@example.com --password 'at-least-8' \
+ *     [--burst-rate 100/min] [--sustained-rate 10000/day] [--clear-rates]
+ *
+ * EMAIL and PASSWORD may come from the environment instead. Works while the server runs: the
+ * accounts file is opened per operation by both. Exit code 1 on bad input or failure.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -9,25 +14,52 @@ import { createAuth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig } from '../src/config.js';
 
+const USAGE = `Usage: make user EMAIL=you@example.com PASSWORD='at least 8 characters'
+   or: npx tsx scripts/user.ts --email you@example.com --password '...' [--burst-rate 100/min] [--sustained-rate 10000/day] [--clear-rates]`;
+
 const RATE = /^\d+\/(sec|min|hour|day)$/;
+const rate = (flag: string, example: string) =>
+  z.string().regex(RATE, { error: `${flag} must look like ${example} (N/sec, N/min, N/hour or N/day)` }).optional();
+
 const input = z.object({
-  email: z.string({ error: 'EMAIL is required: make user EMAIL=you@example.com PASSWORD=...' }).trim().email({ error: 'EMAIL is not a valid email address' }),
-  password: z.string({ error: 'PASSWORD is required: make user EMAIL=... PASSWORD=...' }).min(8, { error: 'PASSWORD must have at least 8 characters' }),
-  burstRate: z.string().regex(RATE, { error: '--burst-rate must look like 20/min (N/sec, N/min, N/hour or N/day)' }).optional(),
-  sustainedRate: z.string().regex(RATE, { error: '--sustained-rate must look like 5000/day (N/sec, N/min, N/hour or N/day)' }).optional(),
+  email: z
+    .string({ error: 'EMAIL is required (--email or the EMAIL environment variable)' })
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ error: 'EMAIL is not a valid email address' })),
+  password: z
+    .string({ error: 'PASSWORD is required (--password or the PASSWORD environment variable)' })
+    .min(8, { error: 'PASSWORD must have at least 8 characters' }),
+  burstRate: rate('--burst-rate', '100/min'),
+  sustainedRate: rate('--sustained-rate', '10000/day'),
   clearRates: z.boolean().optional(),
 });
 
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'burst-rate': { type: 'string' },
-      'sustained-rate': { type: 'string' },
-      'clear-rates': { type: 'boolean' },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'burst-rate': { type: 'string' },
+        'sustained-rate': { type: 'string' },
+        'clear-rates': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.error(USAGE);
+    process.exit(0);
+  }
   const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
   const parsed = input.safeParse({
     email: nonEmpty(values.email) ?? nonEmpty(process.env.EMAIL),
@@ -36,35 +68,54 @@ async function main() {
     sustainedRate: values['sustained-rate'],
     clearRates: values['clear-rates'],
   });
-  if (!parsed.success) {
-    console.error(parsed.error.issues.map((i) => i.message).join('\n'));
-    process.exit(1);
-  }
+  if (!parsed.success) fail(`${parsed.error.issues.map((i) => i.message).join('\n')}\n${USAGE}`);
   const args = parsed.data;
-  const config = loadConfig();
-  const auth = await createAuth(config);
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
   const hash = await hashPassword(args.password);
-  let account = await auth.accounts.findByEmail(args.email);
-  if (account) {
-    await auth.accounts.setPassword(account.id, hash);
-    console.log(`Reset the password of ${account.email} (account ${account.id}).`);
-  } else {
-    account = await auth.accounts.create(args.email, hash);
-    console.log(`Created account ${account.id} for ${account.email}.`);
+  const auth = await createAuth(config);
+  try {
+    let account = await auth.accounts.findByEmail(args.email);
+    if (account) {
+      await auth.accounts.setPassword(account.id, hash);
+      console.log(`Reset the password of ${account.email} (account ${account.id}).`);
+    } else {
+      account = await auth.accounts.create(args.email, hash);
+      console.log(`Created account ${account.id} for ${account.email}.`);
+    }
+    if (!account.isActive) console.log('Note: this account is inactive; its token is refused until it is activated again.');
+
+    if (args.clearRates || args.burstRate || args.sustainedRate) {
+      // --clear-rates returns both to the service defaults; a rate given with it is then set.
+      const burst = args.burstRate ?? (args.clearRates ? null : account.burstRate);
+      const sustained = args.sustainedRate ?? (args.clearRates ? null : account.sustainedRate);
+      await auth.accounts.setRates(account.id, burst, sustained);
+    }
+    const current = await auth.accounts.getById(account.id);
+    if (!current) throw new Error(`Account ${account.id} disappeared while being updated.`);
+    console.log(
+      `Throttle rates: burst ${current.burstRate ?? `${config.THROTTLE_BURST_RATE} (default)`}, ` +
+        `sustained ${current.sustainedRate ?? `${config.THROTTLE_SUSTAINED_RATE} (default)`}.`,
+    );
+    console.log(`Accounts file: ${config.ACCOUNTS_DB}`);
+    console.log(
+      config.TOKEN_SECRET
+        ? 'Token signed with TOKEN_SECRET: the server must run with the same TOKEN_SECRET.'
+        : 'Token signed with the secret kept in the accounts file (the server must not set TOKEN_SECRET).',
+    );
+    console.log('API token (send as "Authorization: Token <token>"):');
+    const token = await auth.tokens.issue(current.id, current.tokenVersion);
+    await auth.close();
+    console.log(token);
+  } catch (err) {
+    await auth.close().catch(() => undefined);
+    throw err;
   }
-  if (args.clearRates || args.burstRate || args.sustainedRate) {
-    const burst = args.clearRates ? null : (args.burstRate ?? account.burstRate);
-    const sustained = args.clearRates ? null : (args.sustainedRate ?? account.sustainedRate);
-    await auth.accounts.setRates(account.id, burst, sustained);
-    console.log(`Throttle rates: burst ${burst ?? 'default'}, sustained ${sustained ?? 'default'}.`);
-  }
-  const current = (await auth.accounts.getById(account.id))!;
-  await auth.close();
-  console.log(`Accounts file: ${config.ACCOUNTS_DB}. API token (send as "Authorization: Token <token>"):`);
-  console.log(await auth.tokens.issue(current.id, current.tokenVersion));
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -4,137 +4,264 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import type { Account, AccountStore } from './accountStore.js';
+import type { Account, AccountStore, TokenState } from './accountStore.js';
 
-interface Row {
+interface StateRow {
   id: number;
   email: string;
-  password_hash: string;
   token_version: number;
   is_active: boolean;
   burst_rate: string | null;
   sustained_rate: string | null;
 }
 
-const toAccount = (r: Row): Account => ({
+interface Row extends StateRow {
+  password_hash: string;
+}
+
+const toState = (r: StateRow): TokenState => ({
   id: r.id,
   email: r.email,
-  passwordHash: r.password_hash,
   tokenVersion: r.token_version,
   isActive: r.is_active,
   burstRate: r.burst_rate,
   sustainedRate: r.sustained_rate,
 });
 
-const LOCK_WAIT_MS = 10_000;
+const toAccount = (r: Row): Account => ({ ...toState(r), passwordHash: r.password_hash });
+
+export interface DuckDBAccountStoreOptions {
+  /** Used instead of the secret kept in the file (config TOKEN_SECRET). */
+  fixedSecret?: string;
+  /** How long an operation waits for another process to release the file. Default 10 s. */
+  lockWaitMs?: number;
+  /**
+   * Age after which the in-memory token states are re-read from the file (in the background, the
+   * request in hand uses the ones it has): changes made by another process, such as rates set with
+   * `make user`, reach the server within this time. Default 30 s.
+   */
+  refreshMs?: number;
+}
+
+/**
+ * One queue per file for the whole process: DuckDB's file lock is per process, so two instances of
+ * the same file opened at once in one process would not exclude each other.
+ */
+const queues = new Map<string, Promise<unknown>>();
+
+/** An account id looked up and not found is not looked up again for this long. */
+const MISS_TTL_MS = 5_000;
+const MAX_MISSES = 10_000;
 
 /**
  * Accounts in a small DuckDB file. DuckDB lets one process at a time open a file for writing, so
- * the file is opened per operation and closed at once: the server and `make user` can then take
- * turns, each waiting briefly while the other holds the lock.
+ * the file is opened per operation and closed at once (~12 ms): the server and `make user` take
+ * turns, each waiting briefly while the other holds the lock. Operations in one process are
+ * serialized. The token check reads the in-memory token states only (see `tokenState`).
  */
 export class DuckDBAccountStore implements AccountStore {
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly states = new Map<number, Account>();
-  private secret: string | undefined;
+  private readonly file: string;
+  private readonly fixedSecret: string | undefined;
+  private readonly lockWaitMs: number;
+  private readonly refreshMs: number;
+  /** Token states of every account, loaded on first need; undefined until then. */
+  private states: Map<number, TokenState> | undefined;
+  private statesLoadedAt = 0;
+  private loadingStates: Promise<void> | undefined;
+  private readonly misses = new Map<number, number>();
+  private readonly lookups = new Map<number, Promise<TokenState | undefined>>();
+  private secret: Promise<string> | undefined;
+  private closed = false;
 
-  constructor(
-    private readonly file: string,
-    private readonly fixedSecret?: string,
-  ) {}
+  constructor(file: string, options: DuckDBAccountStoreOptions = {}) {
+    this.file = path.resolve(file);
+    this.fixedSecret = options.fixedSecret;
+    this.lockWaitMs = options.lockWaitMs ?? 10_000;
+    this.refreshMs = options.refreshMs ?? 30_000;
+  }
 
+  /** Runs `work` in a transaction on a freshly opened file, after this process's earlier operations. */
   private withDb<T>(work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const run = this.queue.then(async () => {
+    if (this.closed) return Promise.reject(new Error('The account store is closed.'));
+    const previous = queues.get(this.file) ?? Promise.resolve();
+    const run = previous.then(async () => {
       const instance = await this.open();
-      const conn = await instance.connect();
       try {
-        await conn.run(sqlFile('accounts/schema.sql'));
-        return await work(conn);
+        const conn = await instance.connect();
+        try {
+          await conn.run(sqlFile('accounts/schema.sql'));
+          await conn.run('BEGIN TRANSACTION');
+          try {
+            const result = await work(conn);
+            await conn.run('COMMIT');
+            return result;
+          } catch (err) {
+            await conn.run('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        } finally {
+          conn.closeSync();
+        }
       } finally {
-        conn.closeSync();
         instance.closeSync();
       }
     });
-    this.queue = run.catch(() => undefined);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(this.file, settled);
+    // Forget the queue once idle, so closed stores of temporary files leave nothing behind.
+    void settled.then(() => {
+      if (queues.get(this.file) === settled) queues.delete(this.file);
+    });
     return run;
   }
 
   private async open(): Promise<DuckDBInstance> {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+    const deadline = Date.now() + this.lockWaitMs;
+    for (let delay = 25; ; delay = Math.min(delay * 2, 400)) {
       try {
-        return await DuckDBInstance.create(this.file);
+        // One thread: the statements are tiny, and the climate store has the cores.
+        return await DuckDBInstance.create(this.file, { threads: '1' });
       } catch (err) {
-        const locked = /lock/i.test(String(err));
-        if (!locked || Date.now() > deadline) {
+        const message = err instanceof Error ? err.message : String(err);
+        const locked = /Could not set lock|Conflicting lock/i.test(message);
+        if (!locked) throw new Error(`Cannot open the accounts file ${this.file}: ${message}`);
+        if (Date.now() + delay > deadline) {
           throw new Error(
-            locked
-              ? `The accounts file ${this.file} stayed locked by another process for ${LOCK_WAIT_MS / 1000} s; try again, or check for a stuck process.`
-              : `Cannot open the accounts file ${this.file}: ${String(err)}`,
+            `The accounts file ${this.file} stayed locked by another process for ${Math.round(this.lockWaitMs / 1000)} s ` +
+              `(${message}). Try again; if it persists, look for a stuck process holding it.`,
           );
         }
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
-  private remember(account: Account | undefined): Account | undefined {
-    if (account) this.states.set(account.id, account);
-    return account;
+  /** Keeps the in-memory state of an account read or written by this process (inside its operation). */
+  private remember<R extends StateRow>(row: R | undefined): R | undefined {
+    if (row && this.states) {
+      this.states.set(row.id, toState(row));
+      this.misses.delete(row.id);
+    }
+    return row;
   }
 
-  async findByEmail(email: string) {
-    const rows = await this.withDb((c) => readRows<Row>(c, sqlFile('accounts/select_by_email.sql'), { email }));
-    return this.remember(rows[0] && toAccount(rows[0]));
+  private async one(sql: string, params: Record<string, unknown>): Promise<Account | undefined> {
+    const row = await this.withDb(async (c) => this.remember((await readRows<Row>(c, sqlFile(sql), params))[0]));
+    return row && toAccount(row);
   }
 
-  async getById(id: number) {
-    const rows = await this.withDb((c) => readRows<Row>(c, sqlFile('accounts/select_by_id.sql'), { id }));
-    return this.remember(rows[0] && toAccount(rows[0]));
+  findByEmail(email: string) {
+    return this.one('accounts/select_by_email.sql', { email });
+  }
+
+  getById(id: number) {
+    return this.one('accounts/select_by_id.sql', { id });
   }
 
   async create(email: string, passwordHash: string) {
-    const rows = await this.withDb((c) => readRows<Row>(c, sqlFile('accounts/insert.sql'), { email, password_hash: passwordHash }));
-    return this.remember(toAccount(rows[0]!))!;
+    try {
+      return (await this.one('accounts/insert.sql', { email, password_hash: passwordHash }))!;
+    } catch (err) {
+      if (/Duplicate key|unique constraint/i.test(String(err))) throw new Error(`An account with email ${email.trim().toLowerCase()} exists already.`);
+      throw err;
+    }
+  }
+
+  private async update(sql: string, id: number, params: Record<string, unknown>): Promise<Account> {
+    const account = await this.one(sql, { id, ...params });
+    if (!account) throw new Error(`No account ${id}.`);
+    return account;
   }
 
   async setPassword(id: number, passwordHash: string) {
-    await this.withDb((c) => c.run(sqlFile('accounts/set_password.sql'), { id, password_hash: passwordHash }));
-    await this.getById(id);
+    await this.update('accounts/set_password.sql', id, { password_hash: passwordHash });
   }
 
   async setActive(id: number, active: boolean) {
-    await this.withDb((c) => c.run(sqlFile('accounts/set_active.sql'), { id, active }));
-    await this.getById(id);
+    await this.update('accounts/set_active.sql', id, { active });
   }
 
   async setRates(id: number, burstRate: string | null, sustainedRate: string | null) {
-    await this.withDb((c) => c.run(sqlFile('accounts/set_rates.sql'), { id, burst_rate: burstRate, sustained_rate: sustainedRate }));
-    await this.getById(id);
+    await this.update('accounts/set_rates.sql', id, { burst_rate: burstRate, sustained_rate: sustainedRate });
   }
 
   async bumpTokenVersion(id: number) {
-    const rows = await this.withDb((c) => readRows<{ token_version: number }>(c, sqlFile('accounts/bump_token_version.sql'), { id }));
-    await this.getById(id);
-    return rows[0]!.token_version;
+    return (await this.update('accounts/bump_token_version.sql', id, {})).tokenVersion;
   }
 
-  async tokenState(id: number) {
-    return this.states.get(id) ?? (await this.getById(id));
+  /**
+   * From memory. The first call loads every account's state; an id not in memory (an account
+   * created by another process since) is read once, and a miss is remembered for a few seconds.
+   * States older than `refreshMs` are re-read in the background.
+   */
+  async tokenState(id: number): Promise<TokenState | undefined> {
+    if (!this.states) await this.loadStates();
+    else if (Date.now() - this.statesLoadedAt > this.refreshMs) this.refreshInBackground();
+    const known = this.states!.get(id);
+    if (known) return known;
+    const missed = this.misses.get(id);
+    if (missed !== undefined && Date.now() - missed < MISS_TTL_MS) return undefined;
+    let lookup = this.lookups.get(id);
+    if (!lookup) {
+      lookup = this.withDb(async (c) => {
+        const row = this.remember((await readRows<StateRow>(c, sqlFile('accounts/select_by_id.sql'), { id }))[0]);
+        if (!row) {
+          if (this.misses.size >= MAX_MISSES) this.misses.clear();
+          this.misses.set(id, Date.now());
+        }
+        return row && toState(row);
+      }).finally(() => this.lookups.delete(id));
+      this.lookups.set(id, lookup);
+    }
+    return lookup;
   }
 
-  async signingSecret() {
-    if (this.fixedSecret) return this.fixedSecret;
-    this.secret ??= await this.withDb(async (c) => {
+  async tokenVersion(id: number) {
+    return (await this.tokenState(id))?.tokenVersion;
+  }
+
+  private loadStates(): Promise<void> {
+    this.loadingStates ??= this.withDb(async (c) => {
+      const rows = await readRows<StateRow>(c, sqlFile('accounts/select_token_states.sql'));
+      // Replaced inside the operation, so no write of this process can land in between.
+      this.states = new Map(rows.map((r) => [r.id, toState(r)]));
+      this.statesLoadedAt = Date.now();
+      this.misses.clear();
+    }).finally(() => {
+      this.loadingStates = undefined;
+    });
+    return this.loadingStates;
+  }
+
+  private refreshInBackground() {
+    if (this.loadingStates || this.closed) return;
+    // Not retried at once on failure: the next request after `refreshMs` tries again.
+    this.statesLoadedAt = Date.now();
+    this.loadStates().catch((err: unknown) => {
+      console.warn(`[accounts] could not refresh token states: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  signingSecret(): Promise<string> {
+    if (this.fixedSecret) return Promise.resolve(this.fixedSecret);
+    this.secret ??= this.withDb(async (c) => {
       await c.run(sqlFile('accounts/secret_insert.sql'), { value: randomBytes(32).toString('base64url') });
       const rows = await readRows<{ value: string }>(c, sqlFile('accounts/secret_select.sql'));
       return rows[0]!.value;
+    });
+    this.secret.catch(() => {
+      this.secret = undefined;
     });
     return this.secret;
   }
 
   async close() {
-    await this.queue;
+    const pending = queues.get(this.file);
+    this.closed = true;
+    await pending;
   }
 }

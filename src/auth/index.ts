@@ -6,17 +6,27 @@ import { requireToken } from './requireToken.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { TokenService } from './tokens.js';
 
+export type { Account, AccountStore, TokenState } from './accountStore.js';
+export type { AuthenticatedAccount } from './requireToken.js';
+export { TokenService, type TokenClaims } from './tokens.js';
+
 export interface Auth {
   accounts: AccountStore;
   tokens: TokenService;
+  /** Express middleware for /api/: 401 unless `Authorization: Token <valid token>`; sets res.locals.account. */
   requireToken: RequestHandler;
+  /** POST /api-token-auth/ and /api-token-auth/refresh/, with their body parsers and throttle. */
   tokenRouter: Router;
   close(): Promise<void>;
 }
 
-/** Accounts, tokens and the two auth entry points, wired from the configuration. */
+/**
+ * Accounts, tokens and the two auth entry points, wired from the configuration. Reads (or creates)
+ * the signing secret in the accounts store unless TOKEN_SECRET is set, so this fails early when
+ * the accounts file cannot be opened.
+ */
 export async function createAuth(config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE'>): Promise<Auth> {
-  const accounts = new DuckDBAccountStore(config.ACCOUNTS_DB, config.TOKEN_SECRET);
+  const accounts = new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
   const tokens = new TokenService(await accounts.signingSecret());
   return {
     accounts,

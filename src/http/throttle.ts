@@ -30,7 +30,7 @@ export function accountThrottle(defaults: { burst: string; sustained: string }, 
       l = rateLimit({
         windowMs,
         limit,
-        store: createThrottleStore(),
+        store: createThrottleStore(key),
         standardHeaders: false,
         legacyHeaders: false,
         // Created on first use of each distinct rate (a handful), deliberately not at start-up.
