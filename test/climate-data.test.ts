@@ -82,6 +82,35 @@ describe('GET /api/climate-data/{city}/{scenario}/', () => {
     }
   });
 
+  it('answers every-model requests from the ensemble summary with the values of a reduction of the days', async () => {
+    // The suite's build has 3 of the dataset's models: naming them reduces the days per request,
+    // omitting models reads the ensemble summary. Both must print the same text for every value.
+    for (const agg of ['avg', 'min', 'max']) {
+      const ensemble = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052`).expect(200);
+      const days = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052&models=MIROC5,CCSM4,ACCESS1-0`).expect(200);
+      expect(days.body.climate_models).toHaveLength(3);
+      expect(ensemble.body.climate_models.length).toBeGreaterThan(3);
+      expect(JSON.stringify(ensemble.body.data)).toBe(JSON.stringify(days.body.data));
+      expect(ensemble.body.data['2052'].pr.filter((v: number | null) => v !== null)).toHaveLength(366);
+    }
+  });
+
+  it('prints each value as the shortest decimal of its float32', async () => {
+    const res = await get(`/api/climate-data/${NYC}/RCP85/?models=MIROC5&years=2050`).expect(200);
+    const text: string = res.text;
+    const values = [...res.body.data['2050'].tasmax, ...res.body.data['2050'].pr].filter((v: number | null) => v !== null) as number[];
+    expect(values).toHaveLength(730);
+    for (const v of values) {
+      // Shortest: fewer significant digits do not read back as the same float32.
+      const digits = Number(v).toPrecision(9).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').replace(/0+$/, '').length;
+      if (digits > 1) expect(Math.fround(Number(v.toPrecision(digits - 1)))).not.toBe(Math.fround(v));
+    }
+    // Never the 17 digits of the float32 widened to double.
+    for (const token of text.slice(text.indexOf('"data"')).match(/-?[\d.]+(e-?\d+)?/g)!) {
+      expect(token.replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length, token).toBeLessThanOrEqual(9);
+    }
+  });
+
   it('keeps temperatures in K and precipitation in kg m-2 s-1', async () => {
     const res = await get(`/api/climate-data/${NYC}/historical/?years=1990&variables=tasmin,pr`).expect(200);
     expect(Object.keys(res.body.data)).toEqual(['1990']);

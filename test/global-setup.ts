@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   const stamp = path.join(outDir, 'test-build.json');
   const wanted = JSON.stringify(TEST_BUILD);
   // Rebuilt when the generator or its options change; reused otherwise to keep runs fast.
-  const sources = ['src/ingest', 'sql/build', 'src/reference'].flatMap((d) =>
+  const sources = ['src/ingest', 'sql/build', 'sql/indicators', 'src/reference'].flatMap((d) =>
     fs.readdirSync(path.join(ROOT, d)).map((f) => fs.statSync(path.join(ROOT, d, f)).mtimeMs),
   );
   const fresh =

@@ -353,3 +353,39 @@ describe('GET /api/indicator/', () => {
     expect((await get('/api/indicator/nope/').expect(404)).body).toEqual({ detail: 'Indicator nope does not exist.' });
   });
 });
+
+describe('whole-month periods from the monthly summaries', () => {
+  // Yearly, quarterly and monthly periods of these indicators are read from the monthly summaries;
+  // custom spans read the days. The same periods asked both ways must give the same numbers.
+  const SUMMARISED = ['frost_days', 'max_high_temperature', 'min_low_temperature', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index'];
+  const QUARTERS = '1-1:3-31,4-1:6-30,7-1:9-30,10-1:12-31';
+  const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}-1:${i + 1}-${new Date(Date.UTC(2001, i + 1, 0)).getUTCDate() + (i === 1 ? 1 : 0)}`).join(',');
+  const rekey = (data: Record<string, unknown>, key: (year: string, n: number) => string) =>
+    Object.fromEntries(Object.entries(data).map(([k, v]) => [key(k.slice(0, 4), Number(k.slice(5))), v]));
+  const agg = 'agg=min,max,avg,median,stddev,10th,90th';
+
+  it.each(SUMMARISED)('%s: yearly, quarterly and monthly equal the same spans read from the days', async (name) => {
+    const yearly = await data(name, `${agg}&time_aggregation=yearly`);
+    expect(Object.keys(yearly)).toEqual(['2050', '2051', '2052']);
+    expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31`), (y) => y)).toEqual(yearly);
+    const quarterly = await data(name, `${agg}&time_aggregation=quarterly`);
+    expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${QUARTERS}`), (y, n) => `${y}-Q${n}`)).toEqual(quarterly);
+    const monthly = await data(name, `${agg}&time_aggregation=monthly`);
+    expect(Object.keys(monthly)).toHaveLength(36);
+    expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+  });
+
+  it('the suite data has dry runs that cross month boundaries, so the joins of month ends are exercised', async () => {
+    // For one model, a quarter whose longest dry run exceeds the longest of each of its months
+    // holds a run that crosses a month boundary.
+    const monthly = await data('max_consecutive_dry_days', 'models=MIROC5&agg=max&time_aggregation=monthly');
+    const quarterly = await data('max_consecutive_dry_days', 'models=MIROC5&agg=max&time_aggregation=quarterly');
+    const crossing = Object.entries(quarterly).filter(([q, s]) => {
+      const [year, n] = [q.slice(0, 4), Number(q.slice(6))];
+      const months = [1, 2, 3].map((i) => monthly[`${year}-${String((n - 1) * 3 + i).padStart(2, '0')}`]!.max!);
+      return s.max! > Math.max(...months);
+    });
+    expect(crossing.length).toBeGreaterThan(0);
+  });
+});
+

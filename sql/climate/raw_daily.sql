@@ -1,6 +1,7 @@
 -- Daily values of one map cell and scenario, aggregated across the chosen models.
 -- The columns placeholder below is filled by the service from allow-lists only: <agg>(<variable>)::FLOAT AS <variable>,
--- agg in (avg, min, max), variable in (tasmax, tasmin, pr).
+-- agg in (avg, min, max), variable in (tasmax, tasmin, pr); as text (the shortest decimal of the
+-- float32) when the service writes JSON.
 -- $file: the cell's Parquet file; $models: VARCHAR[]; $years: INTEGER[] (sorted); slot is the
 -- 0-based day of year (Feb 29 = 59 in leap years; 365 only exists in leap years).
 SELECT year(date)::INTEGER AS year,

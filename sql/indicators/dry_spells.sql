@@ -1,7 +1,12 @@
 -- Dry spells: runs of 5 or more consecutive days with no precipitation (pr = 0) per period and model.
+-- Whole-month periods join the months' run summaries; offset years and custom spans read the days.
 WITH per_model AS (
-  SELECT period, model, len(list_filter(run_lengths(list(pr = 0 ORDER BY date) FILTER (WHERE pr IS NOT NULL)), n -> n >= 5)) AS value
+  SELECT period, model, CASE WHEN n > 0 THEN runs5 END AS value
+  FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'dry', getvariable('historic_start'))
+  UNION ALL
+  SELECT period, model, len(list_filter(run_lengths(in_date_order(list({'date': date, 'flag': pr = 0}) FILTER (WHERE pr IS NOT NULL))), n -> n >= 5)) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats

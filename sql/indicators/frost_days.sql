@@ -1,7 +1,13 @@
 -- Days per period with a low temperature at or below freezing (tasmin <= 273.15 K).
+-- Whole-month periods add up the monthly counts; offset years and custom spans count the days.
 WITH per_model AS (
+  SELECT period, model, sum(frost_days)::BIGINT AS value
+  FROM month_rows(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'))
+  GROUP BY period, model
+  UNION ALL
   SELECT period, model, count(*) FILTER (WHERE tasmin <= 273.15) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats

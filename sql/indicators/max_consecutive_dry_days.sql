@@ -1,7 +1,12 @@
 -- Longest run of consecutive days without precipitation (not pr > 0) per period and model; 0 if none.
+-- Whole-month periods join the months' run summaries; offset years and custom spans read the days.
 WITH per_model AS (
-  SELECT period, model, coalesce(list_max(run_lengths(list(NOT (pr > 0) ORDER BY date) FILTER (WHERE pr IS NOT NULL))), 0) AS value
+  SELECT period, model, longest AS value
+  FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'not_wet', getvariable('historic_start'))
+  UNION ALL
+  SELECT period, model, coalesce(list_max(run_lengths(in_date_order(list({'date': date, 'flag': NOT (pr > 0)}) FILTER (WHERE pr IS NOT NULL)))), 0) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats

@@ -1,7 +1,13 @@
 -- Lowest daily low temperature (tasmin) per period and model; units F, C or K.
+-- Whole-month periods take the extreme of the monthly extremes; offset years and custom spans read the days.
 WITH per_model AS (
+  SELECT period, model, min(min_tasmin) AS value
+  FROM month_rows(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'))
+  GROUP BY period, model
+  UNION ALL
   SELECT period, model, min(tasmin) AS value
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units')) ORDER BY model), getvariable('aggs')) AS stats

@@ -1,8 +1,33 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { HttpError } from '../http/errors.js';
+
+/**
+ * Where a (dataset, scenario, cell) lives in a data build: its days (`climate/`, what the build or
+ * ingest writes) and two summaries derived from them (`monthly/` per model and month, `ensemble/`
+ * per day across all models; see sql/build/). All three share the cell's path below the root.
+ */
+export const CELL_TREES = ['climate', 'monthly', 'ensemble'] as const;
+export type CellTree = (typeof CELL_TREES)[number];
+
+export function cellPath(dataDir: string, tree: CellTree, dataset: string, scenario: string, cellId: number): string {
+  return path.join(dataDir, tree, dataset, scenario, `${cellId}.parquet`);
+}
 
 /** The one Parquet file holding a (dataset, scenario, cell), or undefined when there is no data. */
 export function climateFile(dataDir: string, dataset: string, scenario: string, cellId: number): string | undefined {
-  const file = path.join(dataDir, 'climate', dataset, scenario, `${cellId}.parquet`);
+  const file = cellPath(dataDir, 'climate', dataset, scenario, cellId);
   return fs.existsSync(file) ? file : undefined;
+}
+
+/**
+ * A summary of a cell that has data. Every build and ingest writes them beside the days, so a
+ * missing one means a data build older than the service: a 503 that says what to run.
+ */
+export function summaryFile(dataDir: string, tree: Exclude<CellTree, 'climate'>, dataset: string, scenario: string, cellId: number): string {
+  const file = cellPath(dataDir, tree, dataset, scenario, cellId);
+  if (!fs.existsSync(file)) {
+    throw new HttpError(503, `The data build has no ${tree} summaries for this map cell: it is older than the service. Rebuild it with \`make data\` (or re-run \`make ingest\`).`);
+  }
+  return file;
 }

@@ -2,10 +2,10 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { QueryPool } from '../db/queryPool.js';
 import { badRequest } from '../http/errors.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile } from './files.js';
+import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
 import { checkCost, parseDataset, parseModels, parseVariables, parseYears, scenarioYears, single } from './params.js';
-import { dailyDataJson, queryRawData, RAW_AGGS, type RawAgg } from './rawData.js';
+import { dailyDataJson, queryRawDataText, RAW_AGGS, type RawAgg, type RawDataQuery } from './rawData.js';
 
 export interface ClimateDeps {
   catalog: Catalog;
@@ -37,10 +37,14 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
     const years = parseYears(single(query, 'years'), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    const data =
-      file && years.length > 0 && variables.length > 0
-        ? dailyDataJson(await queryRawData(queries, { file, models, years, variables, agg }), variables)
-        : '{}';
+    let data = '{}';
+    if (file && years.length > 0 && variables.length > 0) {
+      const source: RawDataQuery['source'] =
+        models.length === dataset.models.length
+          ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, location.cellId) }
+          : { kind: 'days', file, models };
+      data = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
+    }
     res
       .type('application/json')
       .send(

@@ -6,6 +6,8 @@ import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
 export interface IndicatorRequest extends IndicatorVariables {
   name: string;
   file: string;
+  /** The cell's monthly summaries (sql/build/monthly_summary.sql). */
+  monthlyFile: string;
   /** The chosen models; undefined for every model of the dataset. */
   models?: string[];
   years: number[];
@@ -25,6 +27,7 @@ export interface PeriodStats {
 function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
   return [
     ['file', r.file, VARCHAR],
+    ['monthly_file', r.monthlyFile, VARCHAR],
     ['models', r.models ? listValue(r.models) : null, VARCHAR],
     ['years', listValue(r.years), INTEGER],
     ['time_aggregation', r.timeAggregation, VARCHAR],

