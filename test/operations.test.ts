@@ -14,9 +14,9 @@ const RAW = `/api/climate-data/${NYC}/RCP85/`;
 const PASSWORD = 'test-password';
 
 /** The test app's pieces behind a fresh app whose log lines are kept in memory. */
-function loggedApp(t: TestApp, lifecycle: Lifecycle = { shuttingDown: false }) {
+function loggedApp(t: TestApp, lifecycle: Lifecycle = { shuttingDown: false }, level: 'info' | 'debug' = 'info') {
   const lines: string[] = [];
-  const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+  const logger = createLogger(level, { write: (line: string) => void lines.push(line) });
   const app = createApp({ config: t.config, catalog: t.catalog, queries: t.queries, auth: t.auth, logger, lifecycle });
   return { app, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
@@ -258,6 +258,8 @@ describe('request ids and the request log', () => {
     const account = await t.auth.accounts.findByEmail('tester@example.com');
     const res = await get('/api/city/?page=2&page_size=5', app).set('X-Request-Id', 'trace-42').expect(200);
     await request(app).get('/api/city/').expect(401);
+    // Probes only at debug.
+    await request(app).get('/healthz').expect(200);
     const [ok, unauthorized] = records();
     expect(records()).toHaveLength(2);
     expect(ok).toMatchObject({
@@ -274,6 +276,9 @@ describe('request ids and the request log', () => {
     expect(typeof ok!.duration_ms).toBe('number');
     expect(typeof ok!.time).toBe('string');
     expect(unauthorized).toMatchObject({ route: null, status: 401, account_id: null });
+    const debug = loggedApp(t, undefined, 'debug');
+    await request(debug.app).get('/healthz').expect(200);
+    expect(debug.records()).toMatchObject([{ level: 20, route: '/healthz', status: 200 }]);
   });
 
   it('never logs the token or the password', async () => {

@@ -66,6 +66,8 @@ export function requestLog(logger: Logger): RequestHandler {
 }
 
 function writeLine(logger: Logger, req: Request, res: Response, id: string, ms: number) {
+  const level = res.statusCode >= 500 ? 'error' : PROBE_PATHS.has(req.path) ? 'debug' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
   const account = res.locals.account as AuthenticatedAccount | undefined;
   const error = res.locals.error as unknown;
   const line = {
@@ -79,7 +81,5 @@ function writeLine(logger: Logger, req: Request, res: Response, id: string, ms: 
     ...(res.writableFinished ? {} : { aborted: true }),
     ...(error === undefined ? {} : { err: error }),
   };
-  if (res.statusCode >= 500) logger.error(line, 'request failed');
-  else if (PROBE_PATHS.has(req.path)) logger.debug(line, 'request');
-  else logger.info(line, 'request');
+  logger[level](line, level === 'error' ? 'request failed' : 'request');
 }
