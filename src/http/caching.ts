@@ -31,10 +31,10 @@ export function codeFingerprint(): string {
 }
 
 /**
- * Validators for an answer that depends only on the data build and the request: the path, the
- * query string (sorted by name, repeated names kept in order) and the representation asked for
- * (Accept; format=... is in the query). GET and HEAD share it; no other method gets one. Weak,
- * because compression changes the bytes and not the content.
+ * Validators for an answer that depends only on the data build and the request: the origin (the
+ * pagination links are absolute), the path, the query string (sorted by name, repeated names kept
+ * in order) and the representation asked for (Accept; format=... is in the query). GET and HEAD
+ * share it; no other method gets one. Weak, because compression changes the bytes, not the content.
  */
 export function requestETag(version: string, req: Request): string {
   const url = req.originalUrl;
@@ -42,7 +42,7 @@ export function requestETag(version: string, req: Request): string {
   const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
   params.sort();
   const hash = createHash('sha1')
-    .update(`${version}\n${q === -1 ? url : url.slice(0, q)}\n${params.toString()}\n${req.headers.accept ?? ''}`)
+    .update(`${version}\n${req.protocol}://${req.get('host') ?? ''}${q === -1 ? url : url.slice(0, q)}\n${params.toString()}\n${req.headers.accept ?? ''}`)
     .digest('base64url');
   return `W/"${hash}"`;
 }
