@@ -35,7 +35,6 @@ export function shutDownOnSignals(server: Server, { lifecycle, timeoutMs, logger
       process.exit(1);
     }
     lifecycle.shuttingDown = true;
-    logger.info({ signal, in_flight: open.size, timeout_ms: timeoutMs }, 'shutting down: finishing in-flight requests');
     for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
     const deadline = setTimeout(() => {
       logger.error({ in_flight: open.size, timeout_ms: timeoutMs }, 'shutdown deadline passed: exiting with requests unfinished');
@@ -55,6 +54,8 @@ export function shutDownOnSignals(server: Server, { lifecycle, timeoutMs, logger
       );
     });
     server.closeIdleConnections();
+    // After close(): once this line is out, new connections are refused.
+    logger.info({ signal, in_flight: open.size, timeout_ms: timeoutMs }, 'shutting down: finishing in-flight requests');
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
