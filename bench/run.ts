@@ -12,6 +12,7 @@ import { ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { loadCatalog } from '../src/reference/catalog.js';
 import { climateFiles, climateWorkloads, referenceWorkloads, type Workload } from './workloads.js';
+import { measureOpsOverhead, printOpsOverhead } from './ops.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -113,9 +114,12 @@ async function main() {
     }
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
+    // The cost of the request log and metrics (bench/ops.ts); BENCH_ONLY=ops runs only this.
+    const opsOverhead = !ONLY || ONLY === 'ops' ? await measureOpsOverhead({ env, token, duration: DURATION, freePort, startServer, waitReady, runLoad }, catalog) : [];
+    if (opsOverhead.length > 0) printOpsOverhead(opsOverhead);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, opsOverhead }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

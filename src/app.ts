@@ -1,12 +1,18 @@
+import compression from 'compression';
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
 import { rawDataRoutes } from './climate/routes.js';
 import { indicatorRoutes } from './indicators/routes.js';
 import type { Config } from './config.js';
 import type { QueryPool } from './db/queryPool.js';
+import { dataCaching } from './http/caching.js';
 import { errorHandler, unknownPath } from './http/errors.js';
+import { createMetrics } from './http/metrics.js';
+import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
+import { requestLog } from './http/requestLog.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import { accountThrottle } from './http/throttle.js';
+import { createLogger, type Logger } from './logger.js';
 import type { Catalog } from './reference/catalog.js';
 import { cityRoutes } from './reference/cityRoutes.js';
 import { mapCellRoutes } from './reference/mapCellRoutes.js';
@@ -18,35 +24,48 @@ export interface AppDeps {
   catalog: Catalog;
   queries: QueryPool;
   auth: { requireToken: RequestHandler; tokenRouter: Router };
+  /** Defaults to JSON lines on stdout at LOG_LEVEL; tests pass one that writes to memory. */
+  logger?: Logger;
+  /** server.ts sets `shuttingDown` on SIGTERM, which turns /readyz to 503. */
+  lifecycle?: Lifecycle;
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
-  // ETag is the better validator (not done yet), and hashing 5-50 KB per request is not free.
+  // ETag (src/http/caching.ts) is the better validator, and hashing 5-50 KB per request is not free.
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
+
+  const metrics = config.METRICS === 'on' ? createMetrics(queries) : undefined;
+  app.use(requestLog(logger ?? createLogger(config.LOG_LEVEL)));
+  if (metrics) app.use(metrics.requests);
+  app.use(compression());
 
   app.use(
     cors({
       origin: '*',
-      exposedHeaders: ['Retry-After', 'Content-Disposition'],
+      exposedHeaders: ['Retry-After', 'Content-Disposition', 'ETag', 'X-Request-Id'],
       maxAge: 86400,
       preflightContinue: true,
     }),
   );
   app.use(options);
+  app.use(opsRoutes({ queries, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN }));
   app.use(trailingSlash);
 
   app.use(auth.tokenRouter);
   app.use('/api', auth.requireToken);
+  const caching = dataCaching({ buildId: catalog.manifest.build_id, maxAge: config.CACHE_MAX_AGE });
+  app.use(caching.reference);
   app.use(cityRoutes(catalog));
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
-  const throttle = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE });
+  const accountLimits = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, metrics?.throttled);
+  const throttle = caching.afterThrottle(accountLimits);
   const climate = { catalog, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));

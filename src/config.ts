@@ -31,6 +31,16 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Largest request: years x models (one cell); past it a climate request is a 400. */
   MAX_MODEL_YEARS: z.coerce.number().int().min(1).default(4_000),
+  /** pino level of the JSON request log and server messages; `silent` turns logging off. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `off` drops the request and query metrics and GET /metrics (the bench measures their cost). */
+  METRICS: z.enum(['on', 'off']).default('on'),
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (or `Token <METRICS_TOKEN>`). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** On SIGTERM/SIGINT, how long in-flight requests get to finish before the process exits anyway. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
+  CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -33,7 +33,8 @@ export function tempAccountsDb(): string {
 /** The app on the suite's tiny dataset, with one account and its token. */
 export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = inject('dataDir');
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
+  // Quiet by default; LOG_LEVEL=info in the environment shows the request log while debugging.
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), dataDir);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));

@@ -1,6 +1,13 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { HttpError } from '../http/errors.js';
 
+/** What a pool observer hears after each query: time queued, time running, and how it ended. */
+export interface QueryTiming {
+  waitMs: number;
+  runMs: number;
+  outcome: 'ok' | 'error' | 'timeout';
+}
+
 /**
  * A few DuckDB connections shared by the climate queries. At most `size` queries run at once (16
  * concurrent raw requests measured 1.3-1.9 GB when left unbounded); the rest wait in order. A query
@@ -9,6 +16,8 @@ import { HttpError } from '../http/errors.js';
 export class QueryPool {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((conn: DuckDBConnection) => void)[] = [];
+  private readonly observers: ((timing: QueryTiming) => void)[] = [];
+  private closed = false;
   inFlight = 0;
 
   private constructor(private readonly timeoutMs: number) {}
@@ -40,27 +49,47 @@ export class QueryPool {
     else this.idle.push(conn);
   }
 
+  /** Metrics: `observer` is called after every query. */
+  observe(observer: (timing: QueryTiming) => void) {
+    this.observers.push(observer);
+  }
+
   async run<T>(work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    // Waiters would never get a connection once the pool is closed.
+    if (this.closed) throw new HttpError(503, 'The data store is closed: the server is shutting down.');
+    const queuedAt = performance.now();
     const conn = await this.acquire();
+    const startedAt = performance.now();
     this.inFlight++;
     let timedOut = false;
+    let outcome: QueryTiming['outcome'] = 'error';
     const timer = setTimeout(() => {
       timedOut = true;
       conn.interrupt();
     }, this.timeoutMs);
     try {
-      return await work(conn);
+      const result = await work(conn);
+      outcome = 'ok';
+      return result;
     } catch (err) {
-      if (timedOut) throw new HttpError(503, `The query took longer than the ${this.timeoutMs / 1000} s limit; ask for fewer years or models.`);
+      if (timedOut) {
+        outcome = 'timeout';
+        throw new HttpError(503, `The query took longer than the ${this.timeoutMs / 1000} s limit; ask for fewer years or models.`);
+      }
       throw err;
     } finally {
       clearTimeout(timer);
       this.inFlight--;
       this.release(conn);
+      if (this.observers.length > 0) {
+        const timing = { waitMs: startedAt - queuedAt, runMs: performance.now() - startedAt, outcome };
+        for (const o of this.observers) o(timing);
+      }
     }
   }
 
   close() {
+    this.closed = true;
     for (const c of this.idle.splice(0)) c.closeSync();
   }
 }

@@ -20,7 +20,11 @@ export const notFound = (detail = 'Not found.') => new HttpError(404, detail);
 
 export const unknownPath: RequestHandler = (_req, _res, next) => next(notFound());
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+  // ETag and Cache-Control describe the data a request gets; an error is not that (and a 429 or
+  // 503 must not be reused).
+  res.removeHeader('ETag');
+  res.removeHeader('Cache-Control');
   if (err instanceof HttpError) {
     res.set(err.headers).status(err.status).json(err.body);
     return;
@@ -28,7 +32,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // Body-parser failures carry a status (400 malformed JSON, 413 too large).
   const status = typeof err?.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
   if (status === 500) {
-    console.error(`[error] ${req.method} ${req.originalUrl}:`, err);
+    // The request log writes it with the request's line (src/http/requestLog.ts).
+    res.locals.error = err;
     res.status(500).json({ detail: 'Internal server error.' });
     return;
   }
