@@ -4,6 +4,7 @@ import { rawDataRoutes } from './climate/routes.js';
 import { indicatorRoutes } from './indicators/routes.js';
 import type { Config } from './config.js';
 import type { QueryPool } from './db/queryPool.js';
+import { docsRoutes } from './http/docsRoutes.js';
 import { errorHandler, unknownPath } from './http/errors.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import { accountThrottle } from './http/throttle.js';
@@ -38,6 +39,7 @@ export function createApp({ config, catalog, queries, auth }: AppDeps): express.
     }),
   );
   app.use(options);
+  app.use(docsRoutes(catalog));
   app.use(trailingSlash);
 
   app.use(auth.tokenRouter);
