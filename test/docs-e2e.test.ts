@@ -74,7 +74,7 @@ describe('GET /docs/ in headless Chromium', () => {
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('authorizes with a real token and runs "Try it out" on GET /api/city/{city}/ to a 200', async () => {
     const { page, outside, errors } = await openDocs();
@@ -98,5 +98,5 @@ describe('GET /docs/ in headless Chromium', () => {
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
+import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { RAW_AGGS } from './rawData.js';
 
@@ -22,22 +23,6 @@ export function single(query: Record<string, unknown>, name: string): string | u
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw badRequest(`${name} must be given once, as a single value.`);
   return v.trim() === '' ? undefined : v.trim();
-}
-
-/**
- * A zod transform from a parse function that throws a 400 HttpError: the error's detail becomes
- * the issue's message, so the same sentence reaches the client.
- */
-export function parsedBy<T>(parse: (value: string) => T) {
-  return (value: string, ctx: z.core.$RefinementCtx<string>): T => {
-    try {
-      return parse(value);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status !== 400) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message, input: value });
-      return z.NEVER;
-    }
-  };
 }
 
 export function parseVariables(value: string): Variable[] {

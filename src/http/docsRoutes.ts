@@ -7,7 +7,7 @@ import { openApiDocument } from './openapi.js';
 
 /** Swagger UI's files, from the installed swagger-ui-dist package (no CDN). */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-/** The page's own script, a file so that a CSP without 'unsafe-inline' allows it. */
+/** The page's own script: a file, not inline, so a CSP with script-src 'self' allows it. */
 const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'docsPage');
 /** What the page loads from swagger-ui-dist; the package's other files are not served. */
 const SWAGGER_UI_FILES = new Set(['/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png', '/favicon-16x16.png']);

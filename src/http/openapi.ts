@@ -76,12 +76,12 @@ function pathParams(catalog: Catalog) {
     dataset: z.enum(names(catalog.datasets)).meta({ description: 'Dataset name.' }),
     model: z.enum(names(catalog.models)).meta({ description: 'Climate model name.' }),
     scenario: z.enum(names(catalog.scenarios)).meta({ description: 'Scenario name.' }),
-    indicator: z.enum(names(INDICATORS)).meta({ description: 'Indicator name (see /api/indicator/).' }),
+    indicator: z.enum(names(INDICATORS)).meta({ description: 'Indicator name (see /api/indicator/); the deprecated yearly_<name> aliases also work.' }),
   };
 }
 
 const credentials = z
-  .object({ email: z.email(), password: z.string().min(1) })
+  .object({ email: z.string(), password: z.string() })
   .meta({ description: 'The account’s email and password, as JSON or as an HTML form.' });
 const fieldErrors = z
   .record(z.string(), z.array(z.string()))
@@ -237,7 +237,7 @@ export function operations(catalog: Catalog): Operation[] {
       method: 'get',
       path: '/api/historic-range/',
       operationId: 'listHistoricRanges',
-      tag: 'Metadata',
+      tag: 'Historic ranges',
       summary: 'The 30-year baselines of the historic indicators',
       auth: 'token',
       query: historicRangeQuery,
@@ -273,6 +273,8 @@ export function operations(catalog: Catalog): Operation[] {
       },
       notFound: 'No region with this id.',
     },
+    climate('raw', 'city'),
+    climate('raw', 'point'),
     {
       method: 'get',
       path: '/api/indicator/',
@@ -293,8 +295,6 @@ export function operations(catalog: Catalog): Operation[] {
       ok: { description: 'The indicator.', content: json(shapes.indicator) },
       notFound: 'No indicator with this name.',
     },
-    climate('raw', 'city'),
-    climate('raw', 'point'),
     climate('indicator', 'city'),
     climate('indicator', 'point'),
     {
@@ -358,7 +358,8 @@ function throttledResponse(description: string) {
 function responses(op: Operation): ZodOpenApiResponsesObject {
   const error = (description: string) => ({ description, content: json(shapes.errorBody) });
   const out: ZodOpenApiResponsesObject = { '200': op.ok };
-  if (op.query || op.pathParams) out['400'] = error('A parameter is malformed or unsupported; the detail names it and what it accepts.');
+  // Path segments other than lat/lon are looked up: a bad one is a 404, not a 400.
+  if (op.query || op.pathParams?.lat) out['400'] = error('A parameter is malformed or unsupported; the detail names it and what it accepts.');
   if (op.auth === 'token') {
     out['401'] = {
       ...error('Missing or invalid token.'),

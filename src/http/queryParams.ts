@@ -57,6 +57,22 @@ function describeRange(min: number, max: number): string {
   return '';
 }
 
+/**
+ * A zod transform from a parse function that throws a 400 HttpError: the error's detail becomes
+ * the issue's message, so the same sentence reaches the client.
+ */
+export function parsedBy<T>(parse: (value: string) => T) {
+  return (value: string, ctx: z.core.$RefinementCtx<string>): T => {
+    try {
+      return parse(value);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message, input: value });
+      return z.NEVER;
+    }
+  };
+}
+
 /** A free-text parameter; the empty string counts as absent. */
 export const text = () =>
   z

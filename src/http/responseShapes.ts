@@ -123,9 +123,6 @@ export const region = z
 
 export const token = z.strictObject({ token: z.string() }).meta({ id: 'Token' });
 
-/** A Point Feature naming the map cell a lat/lon request read. */
-const cellFeature = pointMapCell;
-
 const dailyValues = z
   .array(z.number().nullable())
   .length(366)
@@ -142,7 +139,7 @@ const rawDataFields = {
 };
 
 export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id: 'CityClimateData' });
-export const pointRawData = z.strictObject({ feature: cellFeature, ...rawDataFields }).meta({ id: 'PointClimateData' });
+export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFields }).meta({ id: 'PointClimateData' });
 
 const indicatorDataFields = {
   dataset: z.string(),
@@ -157,4 +154,4 @@ const indicatorDataFields = {
 };
 
 export const cityIndicatorData = z.strictObject({ city, ...indicatorDataFields }).meta({ id: 'CityIndicatorData' });
-export const pointIndicatorData = z.strictObject({ feature: cellFeature, ...indicatorDataFields }).meta({ id: 'PointIndicatorData' });
+export const pointIndicatorData = z.strictObject({ feature: pointMapCell, ...indicatorDataFields }).meta({ id: 'PointIndicatorData' });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
-import { wireType } from '../http/queryParams.js';
+import { parsedBy, wireType } from '../http/queryParams.js';
 import type { Catalog, HistoricRange } from '../reference/catalog.js';
-import { climateQuery, parsedBy, single } from '../climate/params.js';
+import { climateQuery, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
