@@ -8,7 +8,6 @@ import { testApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
 /** The document as served: parsed JSON, read loosely here and checked by the validator. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 let doc: any;
 
 beforeAll(async () => {
