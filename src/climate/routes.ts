@@ -1,9 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
+import { queryFields } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
-import { queryFields } from '../http/queryParams.js';
 import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from './params.js';
 import { dailyDataJson, queryRawData } from './rawData.js';
 
