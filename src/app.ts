@@ -6,6 +6,7 @@ import { indicatorRoutes } from './indicators/routes.js';
 import type { Config } from './config.js';
 import type { QueryPool } from './db/queryPool.js';
 import { dataCaching } from './http/caching.js';
+import { docsRoutes } from './http/docsRoutes.js';
 import { errorHandler, unknownPath } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
@@ -54,6 +55,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle }:
   );
   app.use(options);
   app.use(opsRoutes({ queries, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN }));
+  app.use(docsRoutes(catalog));
   app.use(trailingSlash);
 
   app.use(auth.tokenRouter);

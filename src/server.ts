@@ -35,6 +35,7 @@ async function main() {
         `  get a token: make user EMAIL=you@example.com PASSWORD='choose-one'   (prints the token last)`,
         `    or, for an existing account: curl -X POST -d email=... -d password=... http://${host}:${port}/api-token-auth/`,
         `  then: curl -H "Authorization: Token <token>" http://${host}:${port}/api/city/`,
+        `  API documentation: http://${host}:${port}/docs/ (OpenAPI document: /openapi.json)`,
       ].join('\n'),
     );
   });

@@ -1,10 +1,21 @@
+import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
+import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
+import { RAW_AGGS } from './rawData.js';
 
-/** Parameters shared by the raw-data and indicator-data endpoints. */
+/**
+ * Query parameters of the raw-data and indicator-data endpoints, as zod schemas: the routes
+ * validate with them (through `queryFields`, blank values counting as absent) and the OpenAPI
+ * document is generated from them. Messages end with a full stop: they are the whole 400 detail.
+ */
 
 export const VARIABLES = ['tasmax', 'tasmin', 'pr'] as const;
 export type Variable = (typeof VARIABLES)[number];
+export const DEFAULT_DATASET = 'NEX-GDDP';
+
+/** `all`, or inclusive [start, end] year ranges, ORed. */
+export type YearsFilter = 'all' | [number, number][];
 
 /** A query value that must be given at most once; empty means absent. */
 export function single(query: Record<string, unknown>, name: string): string | undefined {
@@ -14,18 +25,81 @@ export function single(query: Record<string, unknown>, name: string): string | u
   return v.trim() === '' ? undefined : v.trim();
 }
 
-export function parseDataset(catalog: Catalog, value: string | undefined): Dataset {
-  const name = value ?? 'NEX-GDDP';
-  const d = catalog.datasetByName.get(name);
-  if (!d) {
-    throw badRequest(`Dataset ${name} does not exist. Choose one of: ${catalog.datasets.map((x) => x.name).join(', ')}.`);
+export function parseVariables(value: string): Variable[] {
+  const names = value.split(',').map((v) => v.trim());
+  for (const n of names) {
+    if (!(VARIABLES as readonly string[]).includes(n)) {
+      throw badRequest(`variables accepts a comma-separated list of ${VARIABLES.join(', ')}; got '${n}'.`);
+    }
   }
-  return d;
+  return VARIABLES.filter((v) => names.includes(v));
 }
 
-/** Comma-separated model names, all of the dataset's; default: every model of the dataset. */
-export function parseModels(dataset: Dataset, value: string | undefined): string[] {
-  if (value === undefined || value === 'all') return dataset.models;
+/** `years`: comma-separated `start[:end]` ranges of 4-digit years, inclusive; or `all`. */
+export function parseYearRanges(value: string): YearsFilter {
+  if (value === 'all') return 'all';
+  return value.split(',').map((term) => {
+    const m = /^\s*(\d{4})\s*(?::\s*(\d{4})\s*)?$/.exec(term);
+    const start = m ? Number(m[1]) : NaN;
+    const end = m?.[2] !== undefined ? Number(m[2]) : start;
+    if (!m || start > end) {
+      throw badRequest(
+        `years accepts comma-separated ranges start[:end] of 4-digit years with start <= end, e.g. 2010, 2010:2020, 2010:2020,2030; got '${term}'.`,
+      );
+    }
+    return [start, end];
+  });
+}
+
+/** The parameters every climate data endpoint takes. */
+export function climateQuery(catalog: Catalog) {
+  const names = catalog.datasets.map((d) => d.name) as [string, ...string[]];
+  const unknown = (name: unknown) => `Dataset ${String(name)} does not exist. Choose one of: ${names.join(', ')}.`;
+  return {
+    dataset: z
+      .enum(names, { error: (iss) => unknown(iss.input) })
+      .default(DEFAULT_DATASET)
+      .transform((name, ctx): Dataset => {
+        const d = catalog.datasetByName.get(name);
+        if (!d) ctx.addIssue({ code: 'custom', message: unknown(name), input: name });
+        return d!;
+      })
+      .meta({ description: 'The dataset to read: its map cell for the place and its models.' }),
+    models: z
+      .string()
+      .default('all')
+      .meta({ description: "Comma-separated names of the dataset's models (listed by /api/dataset/{name}/), or `all`." }),
+    years: z
+      .string()
+      .transform(parsedBy(parseYearRanges))
+      .default('all')
+      .meta({
+        description:
+          'Comma-separated year ranges `start[:end]`, inclusive (e.g. `2010`, `2010:2020`, `2010:2020,2030`), or `all`. Years outside the scenario are left out.',
+        examples: ['2050:2052'],
+      }),
+  };
+}
+
+/** The raw daily data endpoints' parameters. */
+export function rawDataQuery(catalog: Catalog) {
+  return {
+    ...climateQuery(catalog),
+    variables: z
+      .string()
+      .transform(parsedBy(parseVariables))
+      .default([...VARIABLES])
+      .meta({ description: `Comma-separated variables, of ${VARIABLES.join(', ')}.` }),
+    agg: z
+      .enum(RAW_AGGS, { error: (iss) => `agg must be one of ${RAW_AGGS.join(', ')} (across models); got '${String(iss.input)}'.` })
+      .default('avg')
+      .meta({ description: 'How the daily values of the models are combined: one value per day.' }),
+  };
+}
+
+/** Comma-separated model names, all of the dataset's; `all`: every model of the dataset. */
+export function parseModels(dataset: Dataset, value: string): string[] {
+  if (value === 'all') return dataset.models;
   const names = value.split(',').map((m) => m.trim());
   const unknown = names.filter((m) => !dataset.models.includes(m));
   if (unknown.length > 0) {
@@ -37,36 +111,12 @@ export function parseModels(dataset: Dataset, value: string | undefined): string
   return [...new Set(names)];
 }
 
-export function parseVariables(value: string | undefined): Variable[] {
-  if (value === undefined) return [...VARIABLES];
-  const names = value.split(',').map((v) => v.trim());
-  for (const n of names) {
-    if (!(VARIABLES as readonly string[]).includes(n)) {
-      throw badRequest(`variables accepts a comma-separated list of ${VARIABLES.join(', ')}; got '${n}'.`);
-    }
-  }
-  return VARIABLES.filter((v) => names.includes(v));
-}
-
-/**
- * `years`: comma-separated `start[:end]` ranges, inclusive, ORed. Returns the sorted years within
- * `available` (the scenario's years in this data build).
- */
-export function parseYears(value: string | undefined, available: [number, number]): number[] {
+/** The sorted years of `filter` within `available` (the scenario's years in this data build). */
+export function yearsWithin(filter: YearsFilter, available: [number, number]): number[] {
   const [lo, hi] = available;
-  if (value === undefined || value === 'all') return range(lo, hi);
+  if (filter === 'all') return range(lo, hi);
   const out = new Set<number>();
-  for (const term of value.split(',')) {
-    const m = /^\s*(\d{4})\s*(?::\s*(\d{4})\s*)?$/.exec(term);
-    const start = m ? Number(m[1]) : NaN;
-    const end = m?.[2] !== undefined ? Number(m[2]) : start;
-    if (!m || start > end) {
-      throw badRequest(
-        `years accepts comma-separated ranges start[:end] of 4-digit years with start <= end, e.g. 2010, 2010:2020, 2010:2020,2030; got '${term}'.`,
-      );
-    }
-    for (let y = Math.max(start, lo); y <= Math.min(end, hi); y++) out.add(y);
-  }
+  for (const [start, end] of filter) for (let y = Math.max(start, lo); y <= Math.min(end, hi); y++) out.add(y);
   return [...out].sort((a, b) => a - b);
 }
 

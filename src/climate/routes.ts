@@ -1,11 +1,11 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
-import { badRequest } from '../http/errors.js';
+import { queryFields } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
-import { checkCost, parseDataset, parseModels, parseVariables, parseYears, scenarioYears, single } from './params.js';
-import { dailyDataJson, queryRawDataText, RAW_AGGS, type RawAgg, type RawDataQuery } from './rawData.js';
+import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from './params.js';
+import { dailyDataJson, queryRawDataText, type RawDataQuery } from './rawData.js';
 
 export interface ClimateDeps {
   catalog: Catalog;
@@ -20,21 +20,16 @@ export const request = (req: Request) => ({
   query: req.query as Record<string, unknown>,
 });
 
-function parseRawAgg(value: string | undefined): RawAgg {
-  if (value === undefined) return 'avg';
-  if (!(RAW_AGGS as readonly string[]).includes(value)) throw badRequest(`agg must be one of ${RAW_AGGS.join(', ')} (across models); got '${value}'.`);
-  return value as RawAgg;
-}
-
 /** GET /api/climate-data/{city}/{scenario}/ and /api/climate-data/{lat}/{lon}/{scenario}/ */
 export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
+  const q = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
-    const agg = parseRawAgg(single(query, 'agg'));
-    const models = parseModels(dataset, single(query, 'models'));
-    const variables = parseVariables(single(query, 'variables'));
-    const years = parseYears(single(query, 'years'), scenarioYears(catalog, scenario));
+    const agg = q.agg(query);
+    const models = parseModels(dataset, q.models(query));
+    const variables = q.variables(query);
+    const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
     let data = '{}';
@@ -56,14 +51,14 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
   router.get('/api/climate-data/:city/:scenario/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    const dataset = q.dataset(query);
     await send(res, query, cityLocation(catalog, params.city, dataset), dataset, scenario);
   });
 
   router.get('/api/climate-data/:lat/:lon/:scenario/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    const dataset = q.dataset(query);
     await send(res, query, pointLocation(catalog, params.lat, params.lon, query, dataset), dataset, scenario);
   });
 

@@ -1,9 +1,16 @@
+import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
-import type { HistoricRange } from '../reference/catalog.js';
-import { single } from '../climate/params.js';
-import { VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
+import { parsedBy, wireType } from '../http/queryParams.js';
+import type { Catalog, HistoricRange } from '../reference/catalog.js';
+import { climateQuery, single } from '../climate/params.js';
+import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
-/** Indicator-specific query parameters, validated into the values the SQL templates read. */
+/**
+ * Indicator query parameters, validated into the values the SQL templates read. The zod schemas
+ * validate and generate the OpenAPI document; checks that depend on the indicator (its units, which
+ * parameters it takes) or on another parameter run in the functions below, in the order the
+ * route calls them.
+ */
 
 export type TimeAggregation = (typeof VALID_AGGREGATIONS)[number];
 export interface Span {
@@ -14,8 +21,7 @@ export interface Span {
 const NAMED_AGGS = ['min', 'max', 'avg', 'median', 'stddev', 'stdev'];
 
 /** `agg`: comma list of min, max, avg, median, stddev/stdev, NNth (1..99); duplicates collapse. */
-export function parseAggs(value: string | undefined): string[] {
-  if (value === undefined) return ['min', 'max', 'avg'];
+export function parseAggs(value: string): string[] {
   const out: string[] = [];
   for (const raw of value.split(',')) {
     const a = raw.trim();
@@ -27,14 +33,6 @@ export function parseAggs(value: string | undefined): string[] {
     if (!out.includes(a)) out.push(a);
   }
   return out;
-}
-
-export function parseTimeAggregation(value: string | undefined): TimeAggregation {
-  const v = value ?? 'yearly';
-  if (!(VALID_AGGREGATIONS as readonly string[]).includes(v)) {
-    throw badRequest(`time_aggregation must be one of ${VALID_AGGREGATIONS.join(', ')}; got '${v}'.`);
-  }
-  return v as TimeAggregation;
 }
 
 const DAYS_IN_2000 = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -50,14 +48,7 @@ function monthDay(text: string, span: string): number {
 }
 
 /** `custom_time_agg`: spans MM-DD:MM-DD, inclusive, in order (the first listed wins an overlap). */
-export function parseSpans(agg: TimeAggregation, value: string | undefined): Span[] {
-  if (agg !== 'custom') {
-    if (value !== undefined) throw badRequest('If custom_time_agg is provided, param time_aggregation must equal "custom".');
-    return [];
-  }
-  if (value === undefined) {
-    throw badRequest('custom_time_agg is required when time_aggregation is custom: comma-separated MM-DD:MM-DD spans, e.g. 3-1:5-31,6-1:8-31.');
-  }
+export function parseSpanList(value: string): Span[] {
   return value.split(',').map((span) => {
     const parts = span.split(':');
     if (parts.length !== 2) throw badRequest(`custom_time_agg: each span needs exactly a start and an end MM-DD, as in 3-1:5-31; got '${span}'.`);
@@ -68,6 +59,23 @@ export function parseSpans(agg: TimeAggregation, value: string | undefined): Spa
   });
 }
 
+/**
+ * The spans when time_aggregation is custom (then required), none otherwise (then forbidden). The
+ * dependency is checked before the spans' syntax, so `spans` parses only for custom.
+ */
+export function customSpans(agg: TimeAggregation, query: Record<string, unknown>, spans: (query: unknown) => Span[] | undefined): Span[] {
+  if (agg !== 'custom') {
+    if (single(query, 'custom_time_agg') !== undefined) throw badRequest('If custom_time_agg is provided, param time_aggregation must equal "custom".');
+    return [];
+  }
+  const out = spans(query);
+  if (out === undefined) {
+    throw badRequest('custom_time_agg is required when time_aggregation is custom: comma-separated MM-DD:MM-DD spans, e.g. 3-1:5-31,6-1:8-31.');
+  }
+  return out;
+}
+
+/** `units`: which are valid depends on the indicator, so this check is not in the zod schema. */
 export function parseUnits(meta: IndicatorMeta, value: string | undefined): string {
   const u = value ?? meta.defaultUnits;
   if (!meta.availableUnits.includes(u)) throw badRequest(`units must be one of ${meta.availableUnits.join(', ')} for ${meta.name}; got '${u}'.`);
@@ -76,10 +84,16 @@ export function parseUnits(meta: IndicatorMeta, value: string | undefined): stri
 
 const hasParam = (meta: IndicatorMeta, name: string) => meta.parameters.some((p) => p.name === name);
 
-function number(name: string, text: string): number {
-  const n = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n)) throw badRequest(`${name} must be a number; got '${text}'.`);
-  return n;
+/** A decimal number (surrounding blanks were trimmed); the detail quotes the text sent. */
+function decimal(name: string) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+      if (!Number.isFinite(n)) ctx.addIssue({ code: 'custom', message: `${name} must be a number; got '${text}'.`, input: text });
+      return n;
+    })
+    .meta({ override: wireType('number') });
 }
 
 /** Absolute temperature to K, in the original's operation order (identical doubles). */
@@ -90,8 +104,91 @@ export function temperatureToK(x: number, units: string): number {
 }
 
 const RATE_FACTORS: Record<string, number> = { 'kg/m^2/s': 1, 'mm/day': 86400, 'in/day': (1 / 25.4) * 86400 };
-const TEMPERATURE_UNITS = ['F', 'C', 'K'];
-const COMPARATORS = ['lt', 'lte', 'gt', 'gte'];
+const TEMPERATURE_UNITS = ['F', 'C', 'K'] as const;
+const COMPARATORS = ['lt', 'lte', 'gt', 'gte'] as const;
+
+/** An indicator-specific parameter's description from the indicator metadata, and who takes it. */
+function indicatorParamDoc(name: string): string {
+  const users = INDICATORS.filter((m) => hasParam(m, name));
+  const docs = users.map((m) => m.parameters.find((p) => p.name === name)!);
+  const defaults = new Set(docs.map((d) => d.default));
+  // A default that differs by indicator (percentile) is listed per indicator instead.
+  const description = defaults.size > 1 ? `${docs[0]!.description.replace(/ Defaults to [^.]*$/, '')} Defaults: ${users.map((m, i) => `${m.name} ${docs[i]!.default}`).join(', ')}.` : docs[0]!.description;
+  return `${description} Used by: ${users.map((m) => m.name).join(', ')}; ignored by the other indicators.`;
+}
+
+/** Every indicator-data parameter; the indicator's own ones (threshold, basetemp, ...) apply to some indicators only. */
+export function indicatorQuery(catalog: Catalog) {
+  const ranges = catalog.historicRanges;
+  const latest = [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
+  const common = (name: string) => INDICATORS[0]!.parameters.find((p) => p.name === name)!.description;
+  const allUnits = [...new Set(INDICATORS.flatMap((m) => m.availableUnits))];
+  return {
+    ...climateQuery(catalog),
+    agg: z.string().transform(parsedBy(parseAggs)).default(['min', 'max', 'avg']).meta({ description: common('agg') }),
+    time_aggregation: z
+      .enum(VALID_AGGREGATIONS, { error: (iss) => `time_aggregation must be one of ${VALID_AGGREGATIONS.join(', ')}; got '${String(iss.input)}'.` })
+      .default('yearly')
+      .meta({ description: common('time_aggregation') }),
+    custom_time_agg: z
+      .string()
+      .transform(parsedBy(parseSpanList))
+      .optional()
+      .meta({ description: common('custom_time_agg'), examples: ['3-1:5-31,6-1:8-31'] }),
+    units: z
+      .string()
+      .optional()
+      .meta({
+        description: `${common('units')} One of the indicator's available_units (see /api/indicator/{indicator_name}/); its default_units when omitted.`,
+        override: { enum: allUnits },
+      }),
+    threshold: decimal('threshold').optional().meta({ description: indicatorParamDoc('threshold') }),
+    threshold_comparator: z
+      .enum(COMPARATORS, {
+        error: (iss) => `threshold_comparator is required and must be one of ${COMPARATORS.join(', ')}; got '${String(iss.input)}'.`,
+      })
+      .optional()
+      .meta({ description: indicatorParamDoc('threshold_comparator') }),
+    threshold_units: z
+      .string()
+      .optional()
+      .meta({
+        description: `${indicatorParamDoc('threshold_units')} Temperature indicators take ${TEMPERATURE_UNITS.join(', ')}; precipitation_threshold takes ${Object.keys(RATE_FACTORS).join(', ')}.`,
+        override: { enum: [...TEMPERATURE_UNITS, ...Object.keys(RATE_FACTORS)] },
+      }),
+    basetemp: decimal('basetemp').default(65).meta({ description: indicatorParamDoc('basetemp') }),
+    basetemp_units: z
+      .enum(TEMPERATURE_UNITS, { error: (iss) => `basetemp_units must be one of ${TEMPERATURE_UNITS.join(', ')}; got '${String(iss.input)}'.` })
+      .default('F')
+      .meta({ description: indicatorParamDoc('basetemp_units') }),
+    percentile: z
+      .string()
+      .transform((text, ctx) => {
+        const p = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+        if (!(p >= 1 && p <= 99)) ctx.addIssue({ code: 'custom', message: `percentile must be an integer from 1 to 99; got '${text}'.`, input: text });
+        return p;
+      })
+      .optional()
+      .meta({ description: indicatorParamDoc('percentile'), override: wireType('integer', 1, 99) }),
+    historic_range: z
+      .string()
+      .optional()
+      .transform((text, ctx): HistoricRange => {
+        const range = text === undefined ? latest : ranges.find((r) => String(r.start_year) === text);
+        if (!range) {
+          const message = `historic_range must be the start year of one of the historic ranges: ${ranges.map((r) => r.start_year).join(', ')}; got '${text}'.`;
+          ctx.addIssue({ code: 'custom', message, input: text });
+        }
+        return range!;
+      })
+      .meta({
+        description: indicatorParamDoc('historic_range'),
+        override: { enum: ranges.map((r) => String(r.start_year)), ...(latest ? { default: String(latest.start_year) } : {}) },
+      }),
+  };
+}
+
+type IndicatorFields = { [K in keyof ReturnType<typeof indicatorQuery>]: (query: unknown) => z.output<ReturnType<typeof indicatorQuery>[K]> };
 
 export interface IndicatorVariables {
   threshold?: number;
@@ -101,47 +198,33 @@ export interface IndicatorVariables {
   historicRange?: HistoricRange;
 }
 
-/** The indicator's own parameters (thresholds, base temperature, percentile, historic range). */
-export function parseIndicatorVariables(meta: IndicatorMeta, query: Record<string, unknown>, ranges: HistoricRange[]): IndicatorVariables {
+/**
+ * The indicator's own parameters (thresholds, base temperature, percentile, historic range), in the
+ * original's order: presence and comparator before units before the threshold's value.
+ */
+export function parseIndicatorVariables(meta: IndicatorMeta, query: Record<string, unknown>, q: IndicatorFields): IndicatorVariables {
   const out: IndicatorVariables = {};
   if (hasParam(meta, 'threshold')) {
     const rate = meta.variables[0] === 'pr';
     const allowedUnits = rate ? Object.keys(RATE_FACTORS) : TEMPERATURE_UNITS;
-    const threshold = single(query, 'threshold');
-    const comparator = single(query, 'threshold_comparator');
-    const units = single(query, 'threshold_units');
-    if (threshold === undefined) throw badRequest('threshold is required: the value to compare daily values with, in threshold_units.');
-    if (comparator === undefined || !COMPARATORS.includes(comparator)) {
-      throw badRequest(`threshold_comparator is required and must be one of ${COMPARATORS.join(', ')}${comparator ? `; got '${comparator}'` : ''}.`);
-    }
-    if (units === undefined || !allowedUnits.includes(units)) {
+    if (single(query, 'threshold') === undefined) throw badRequest('threshold is required: the value to compare daily values with, in threshold_units.');
+    const comparator = q.threshold_comparator(query);
+    if (comparator === undefined) throw badRequest(`threshold_comparator is required and must be one of ${COMPARATORS.join(', ')}.`);
+    const units = q.threshold_units(query);
+    if (units === undefined || !(allowedUnits as readonly string[]).includes(units)) {
       throw badRequest(`threshold_units is required and must be one of ${allowedUnits.join(', ')}${units ? `; got '${units}'` : ''}.`);
     }
-    const x = number('threshold', threshold);
+    const x = q.threshold(query)!;
     out.threshold = rate ? x * (1.0 * RATE_FACTORS['kg/m^2/s']! / RATE_FACTORS[units]!) : temperatureToK(x, units);
     out.comparator = comparator;
   }
   if (hasParam(meta, 'basetemp')) {
-    const units = single(query, 'basetemp_units') ?? 'F';
-    if (!TEMPERATURE_UNITS.includes(units)) throw badRequest(`basetemp_units must be one of ${TEMPERATURE_UNITS.join(', ')}; got '${units}'.`);
-    const base = single(query, 'basetemp');
-    out.basetemp = temperatureToK(base === undefined ? 65 : number('basetemp', base), units);
+    const units = q.basetemp_units(query);
+    out.basetemp = temperatureToK(q.basetemp(query), units);
   }
   if (hasParam(meta, 'percentile')) {
-    const fallback = meta.parameters.find((p) => p.name === 'percentile')!.default as number;
-    const text = single(query, 'percentile');
-    const p = text === undefined ? fallback : /^\d{1,2}$/.test(text) ? Number(text) : NaN;
-    if (!(p >= 1 && p <= 99)) throw badRequest(`percentile must be an integer from 1 to 99; got '${text}'.`);
-    out.percentile = p;
+    out.percentile = q.percentile(query) ?? (meta.parameters.find((p) => p.name === 'percentile')!.default as number);
   }
-  if (hasParam(meta, 'historic_range')) {
-    const text = single(query, 'historic_range');
-    const latest = [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
-    const range = text === undefined ? latest : ranges.find((r) => String(r.start_year) === text);
-    if (!range) {
-      throw badRequest(`historic_range must be the start year of one of the historic ranges: ${ranges.map((r) => r.start_year).join(', ')}; got '${text}'.`);
-    }
-    out.historicRange = range;
-  }
+  if (hasParam(meta, 'historic_range')) out.historicRange = q.historic_range(query);
   return out;
 }

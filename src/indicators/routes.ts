@@ -2,11 +2,12 @@ import { Router, type Response } from 'express';
 import type { Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from '../climate/files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
-import { checkCost, parseDataset, parseModels, parseYears, scenarioYears, single } from '../climate/params.js';
+import { checkCost, parseModels, scenarioYears, yearsWithin } from '../climate/params.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { HttpError } from '../http/errors.js';
+import { queryFields } from '../http/queryParams.js';
 import type { IndicatorMeta } from './metadata.js';
-import { parseAggs, parseIndicatorVariables, parseSpans, parseTimeAggregation, parseUnits } from './params.js';
+import { customSpans, indicatorQuery, parseIndicatorVariables, parseUnits } from './params.js';
 import { queryIndicator, type PeriodStats } from './query.js';
 import { findIndicator, indicatorJson } from './registry.js';
 import { INDICATORS } from './metadata.js';
@@ -25,6 +26,7 @@ function dataJson(rows: PeriodStats[]): string {
 /** GET /api/indicator/, /api/indicator/{name}/ and the indicator data endpoints. */
 export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
+  const q = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
 
   router.get('/api/indicator/', (_req, res) => {
     res.json(INDICATORS.map((m) => indicatorJson(m, catalog.historicRanges)));
@@ -34,15 +36,15 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
   });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
-    const models = parseModels(dataset, single(query, 'models'));
+    const models = parseModels(dataset, q.models(query));
     const meta = indicatorOr404(name);
-    const aggs = parseAggs(single(query, 'agg'));
-    const timeAggregation = parseTimeAggregation(single(query, 'time_aggregation'));
-    const spans = parseSpans(timeAggregation, single(query, 'custom_time_agg'));
-    const units = parseUnits(meta, single(query, 'units'));
-    const vars = parseIndicatorVariables(meta, query, catalog.historicRanges);
+    const aggs = q.agg(query);
+    const timeAggregation = q.time_aggregation(query);
+    const spans = customSpans(timeAggregation, query, q.custom_time_agg);
+    const units = parseUnits(meta, q.units(query));
+    const vars = parseIndicatorVariables(meta, query, q);
     const available = scenarioYears(catalog, scenario);
-    let years = parseYears(single(query, 'years'), available);
+    let years = yearsWithin(q.years(query), available);
     // An offset year is named by its first calendar year and also needs the next one.
     if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
     checkCost(years.length, models.length, maxModelYears);
@@ -72,14 +74,14 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
   router.get('/api/climate-data/:city/:scenario/indicator/:name/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    const dataset = q.dataset(query);
     await send(res, query, cityLocation(catalog, params.city, dataset), dataset, scenario, params.name);
   });
 
   router.get('/api/climate-data/:lat/:lon/:scenario/indicator/:name/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = parseDataset(catalog, single(query, 'dataset'));
+    const dataset = q.dataset(query);
     await send(res, query, pointLocation(catalog, params.lat, params.lon, query, dataset), dataset, scenario, params.name);
   });
 

@@ -15,29 +15,36 @@ const DEFAULT_ORDERING: OrderKey[] = [
 const MAX_PAGE_SIZE = 1000;
 
 const pageParams = {
-  page: z.union([z.literal('last'), integer({ min: 1 })], { error: "must be an integer >= 1 or 'last'" }).optional(),
-  page_size: integer({ min: 1, max: MAX_PAGE_SIZE }).optional(),
+  page: z
+    .union([z.literal('last'), integer({ min: 1 })], { error: "must be an integer >= 1 or 'last'" })
+    .default(1)
+    .meta({ description: "1-based page number, or 'last'." }),
+  page_size: integer({ min: 1, max: MAX_PAGE_SIZE }).default(20).meta({ description: 'Cities per page.' }),
 };
 
-const listParams = queryParser({
+export const cityListQuery = {
   ...pageParams,
-  ordering: text().optional(),
-  name: text().optional(),
-  admin: text().optional(),
-  search: text().optional(),
-  population_gte: integer({ min: 0 }).optional(),
-  population_lte: integer({ min: 0 }).optional(),
-  region: integer({ min: 1 }).optional(),
-  in_bbox: text().optional(),
-});
+  ordering: text()
+    .optional()
+    .meta({ description: `Comma-separated fields of ${ORDERING_FIELDS.join(', ')}, each optionally prefixed with - for descending; default name,admin.` }),
+  name: text().optional().meta({ description: 'Name contains this (case-insensitive).' }),
+  admin: text().optional().meta({ description: 'Admin (state) contains this (case-insensitive).' }),
+  search: text().optional().meta({ description: 'Free-text match on name and admin.' }),
+  population_gte: integer({ min: 0 }).optional().meta({ description: 'Population at least this.' }),
+  population_lte: integer({ min: 0 }).optional().meta({ description: 'Population at most this.' }),
+  region: integer({ min: 1 }).optional().meta({ description: 'Ecoregion id.' }),
+  in_bbox: text().optional().meta({ description: 'minlon,minlat,maxlon,maxlat', examples: ['-75,40,-73,41'] }),
+};
+const listParams = queryParser(cityListQuery);
 
-const nearestParams = queryParser({
+export const nearestQuery = {
   ...pageParams,
-  lat: number({ min: -90, max: 90 }),
+  lat: number({ min: -90, max: 90 }).meta({ description: 'Latitude of the point.' }),
   // Longitudes past 180 (0..360 form) are accepted and folded.
-  lon: number({ min: -180, max: 360 }),
-  limit: integer({ min: 1 }).optional(),
-});
+  lon: number({ min: -180, max: 360 }).meta({ description: 'Longitude of the point; 180..360 is folded to -180..0.' }),
+  limit: integer({ min: 1 }).default(1).meta({ description: 'Maximum number of cities.' }),
+};
+const nearestParams = queryParser(nearestQuery);
 
 function parseOrdering(value: string | undefined): OrderKey[] {
   if (value === undefined) return DEFAULT_ORDERING;
@@ -73,8 +80,8 @@ function parseBbox(value: string | undefined): [number, number, number, number] 
   return [minLon, minLat, maxLon, maxLat];
 }
 
-function page(req: Request, cities: City[], p: number | 'last' | undefined, size: number | undefined): string {
-  const w = pageWindow(req, cities.length, p ?? 1, size ?? 20);
+function page(req: Request, cities: City[], p: number | 'last', size: number): string {
+  const w = pageWindow(req, cities.length, p, size);
   const features: string[] = [];
   for (let i = w.start; i < w.end; i++) features.push(cityFeatureJson(cities[i]!));
   return featureCollectionJson(cities.length, w.next, w.previous, features);
@@ -106,7 +113,7 @@ export function cityRoutes(catalog: Catalog): Router {
 
   router.get('/api/city/nearest/', (req, res) => {
     const q = nearestParams(req.query);
-    const cities = index.nearest(q.lat, normalizeLon(q.lon), q.limit ?? 1);
+    const cities = index.nearest(q.lat, normalizeLon(q.lon), q.limit);
     res.type('application/json').send(page(req, cities, q.page, q.page_size));
   });
 

@@ -8,10 +8,11 @@ const datasetJson = (d: Dataset) => ({ name: d.name, label: d.label, description
 const modelJson = (m: ClimateModel) => ({ name: m.name, label: m.label, datasets: m.datasets, base_time: null });
 const scenarioJson = (s: Scenario) => ({ name: s.name, label: s.label, description: s.description, alias: s.alias });
 
-const namedListParams = queryParser({
-  name: text().optional(),
-  ordering: z.enum(['name', '-name'], { error: "must be 'name' or '-name'" }).optional(),
-});
+export const namedListQuery = {
+  name: text().optional().meta({ description: 'Only the item with exactly this name.' }),
+  ordering: z.enum(['name', '-name'], { error: "must be 'name' or '-name'" }).optional().meta({ description: 'Sort by name; -name for descending.' }),
+};
+const namedListParams = queryParser(namedListQuery);
 
 /** `?name=` (exact) and `?ordering=name|-name` on the unpaginated named lists, as the original. */
 function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
@@ -24,9 +25,13 @@ function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
   return out;
 }
 
-const historicRangeParams = queryParser({
-  ordering: z.enum(['start_year', '-start_year'], { error: "must be 'start_year' or '-start_year'" }).optional(),
-});
+export const historicRangeQuery = {
+  ordering: z
+    .enum(['start_year', '-start_year'], { error: "must be 'start_year' or '-start_year'" })
+    .optional()
+    .meta({ description: 'Sort by start year; -start_year for descending.' }),
+};
+const historicRangeParams = queryParser(historicRangeQuery);
 
 export function metadataRoutes(catalog: Catalog): Router {
   const router = Router();

@@ -8,21 +8,29 @@ import { integer, queryParser, text } from '../http/queryParams.js';
 import type { Catalog, Region } from './catalog.js';
 import { regionFeatureJson, regionListItem } from './features.js';
 
-const listParams = queryParser({
-  limit: integer({ min: 1, max: 1000 }).optional(),
-  offset: integer({ min: 0 }).optional(),
-  search: text().optional(),
-  level1: integer().optional(),
-  level2: integer().optional(),
-  in_bbox: text().optional(),
+export const regionListQuery = {
+  limit: integer({ min: 1, max: 1000 }).default(20).meta({ description: 'Regions per page.' }),
+  offset: integer({ min: 0 }).default(0).meta({ description: 'Regions to skip.' }),
+  search: text().optional().meta({ description: 'Whitespace- or comma-separated terms, each found in the level 1 or level 2 description.' }),
+  level1: integer().optional().meta({ description: 'Level 1 ecoregion code.' }),
+  level2: integer().optional().meta({ description: 'Level 2 ecoregion code.' }),
+  in_bbox: text().optional().meta({ description: 'minlon,minlat,maxlon,maxlat: regions whose bounding box overlaps it.' }),
   ordering: z
     .enum(['id', '-id', 'level1', '-level1', 'level2', '-level2'], { error: 'must be one of id, level1, level2 (prefix - for descending)' })
-    .optional(),
-});
+    .optional()
+    .meta({ description: 'Sort field; - for descending.' }),
+};
+const listParams = queryParser(regionListQuery);
 
 const FORMATS = ['json', 'pbf', 'api'] as const;
 type Format = (typeof FORMATS)[number];
-const detailParams = queryParser({ format: z.enum(FORMATS, { error: `must be one of ${FORMATS.join(', ')}` }).optional() });
+export const regionDetailQuery = {
+  format: z
+    .enum(FORMATS, { error: `must be one of ${FORMATS.join(', ')}` })
+    .optional()
+    .meta({ description: 'json (GeoJSON, the default), pbf (Geobuf) or api (a browsable HTML page).' }),
+};
+const detailParams = queryParser(regionDetailQuery);
 
 /** Every whitespace- or comma-separated term must appear in one of the two descriptions. */
 function matchesSearch(r: Region, terms: string[]): boolean {
@@ -80,7 +88,7 @@ export function regionRoutes(catalog: Catalog): Router {
       const sign = q.ordering.startsWith('-') ? -1 : 1;
       regions = [...regions].sort((a, b) => sign * (a[field] - b[field]) || a.id - b.id);
     }
-    const w = offsetWindow(req, regions.length, q.limit ?? 20, q.offset ?? 0);
+    const w = offsetWindow(req, regions.length, q.limit, q.offset);
     res.json({ count: regions.length, next: w.next, previous: w.previous, results: regions.slice(w.start, w.end).map(regionListItem) });
   });
 

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { VARIABLES } from '../climate/params.js';
+import { VALID_AGGREGATIONS } from '../indicators/metadata.js';
+
+/**
+ * The response bodies as zod schemas, for the OpenAPI document. The routes write their JSON by
+ * hand (text splicing is faster), so test/openapi.test.ts parses real responses of every operation
+ * with these schemas: a field added, renamed or retyped in a route fails there.
+ * `id`s make them named components of the document.
+ */
+
+const position = z.tuple([z.number(), z.number()]).meta({ description: '[longitude, latitude], longitude in [-180, 180).' });
+const pointGeometry = z.strictObject({ type: z.literal('Point'), coordinates: position });
+const proximity = z.record(z.string(), z.boolean()).meta({ description: 'Boolean flags: ocean, coastal.' });
+const nextLink = z.string().nullable().meta({ description: 'Absolute URL of the next page, or null.' });
+const previousLink = z.string().nullable().meta({ description: 'Absolute URL of the previous page, or null.' });
+
+export const errorBody = z
+  .strictObject({ detail: z.string().meta({ description: 'What went wrong; a 400 names the parameter and what it accepts.' }) })
+  .meta({ id: 'Error' });
+
+export const city = z
+  .strictObject({
+    id: z.int().meta({ description: 'GeoNames id; the {city} of other paths.' }),
+    type: z.literal('Feature'),
+    geometry: pointGeometry,
+    properties: z.strictObject({
+      proximity,
+      name: z.string(),
+      admin: z.string().meta({ description: 'Administrative area abbreviation (US state).' }),
+      population: z.int(),
+      datasets: z.array(z.string()).meta({ description: 'Datasets with data for the city.' }),
+      region: z.int().nullable().meta({ description: 'Ecoregion id (see /api/region/), or null.' }),
+    }),
+  })
+  .meta({ id: 'City' });
+
+export const cityCollection = z
+  .strictObject({ type: z.literal('FeatureCollection'), count: z.int(), next: nextLink, previous: previousLink, features: z.array(city) })
+  .meta({ id: 'CityCollection' });
+
+const multiPolygon = z.strictObject({
+  type: z.literal('MultiPolygon'),
+  coordinates: z.array(z.array(z.array(position))),
+});
+const polygonal = z.strictObject({
+  type: z.enum(['Polygon', 'MultiPolygon']),
+  coordinates: z.array(z.array(z.unknown())).meta({ description: 'GeoJSON (Multi)Polygon coordinates.' }),
+});
+
+export const cityBoundary = z
+  .strictObject({ type: z.literal('Feature'), geometry: multiPolygon, properties: z.strictObject({}) })
+  .meta({ id: 'CityBoundary' });
+
+export const cityMapCell = z
+  .strictObject({ type: z.literal('Feature'), geometry: pointGeometry, properties: z.strictObject({ dataset: z.string() }) })
+  .meta({ id: 'CityMapCell' });
+
+export const pointMapCell = z
+  .strictObject({
+    type: z.literal('Feature'),
+    geometry: pointGeometry,
+    properties: z.strictObject({
+      datasets: z.array(z.string()),
+      distance_meters: z.number().meta({ description: 'Distance from the queried point to the cell centre, metres.' }),
+      proximity,
+    }),
+  })
+  .meta({ id: 'PointMapCell' });
+
+export const dataset = z
+  .strictObject({ name: z.string(), label: z.string(), description: z.string(), url: z.string(), models: z.array(z.string()) })
+  .meta({ id: 'ClimateDataset' });
+
+export const climateModel = z
+  .strictObject({ name: z.string(), label: z.string(), datasets: z.array(z.string()), base_time: z.null() })
+  .meta({ id: 'ClimateModel' });
+
+export const scenario = z
+  .strictObject({ name: z.string(), label: z.string(), description: z.string(), alias: z.string() })
+  .meta({ id: 'Scenario' });
+
+export const historicRange = z.strictObject({ start_year: z.int(), end_year: z.int() }).meta({ id: 'HistoricDateRange' });
+
+export const indicatorParam = z
+  .strictObject({
+    name: z.string(),
+    description: z.string(),
+    required: z.boolean(),
+    default: z.union([z.string(), z.number()]).optional(),
+  })
+  .meta({ id: 'IndicatorParam' });
+
+export const indicator = z
+  .strictObject({
+    name: z.string(),
+    label: z.string(),
+    description: z.string(),
+    valid_aggregations: z.array(z.enum(VALID_AGGREGATIONS)),
+    variables: z.array(z.enum(VARIABLES)),
+    available_units: z.array(z.string()),
+    default_units: z.string(),
+    parameters: z.array(indicatorParam),
+  })
+  .meta({ id: 'Indicator' });
+
+const regionFields = {
+  level1: z.int(),
+  level1_description: z.string(),
+  level2: z.int(),
+  level2_description: z.string(),
+};
+
+export const regionListItem = z.strictObject({ id: z.int(), ...regionFields }).meta({ id: 'RegionListItem' });
+
+export const regionCollection = z
+  .strictObject({ count: z.int(), next: nextLink, previous: previousLink, results: z.array(regionListItem) })
+  .meta({ id: 'RegionCollection' });
+
+export const region = z
+  .strictObject({ id: z.int(), type: z.literal('Feature'), geometry: polygonal, properties: z.strictObject(regionFields) })
+  .meta({ id: 'Region' });
+
+export const token = z.strictObject({ token: z.string() }).meta({ id: 'Token' });
+
+const dailyValues = z
+  .array(z.number().nullable())
+  .length(366)
+  .meta({ description: 'Index i is day-of-year i+1; null for a day without data and at index 365 of non-leap years.' });
+
+const rawDataFields = {
+  dataset: z.string(),
+  scenario: z.string(),
+  climate_models: z.array(z.string()),
+  variables: z.array(z.enum(VARIABLES)),
+  data: z
+    .record(z.string(), z.partialRecord(z.enum(VARIABLES), dailyValues))
+    .meta({ description: 'Keyed by year; each year by variable: tasmax and tasmin in K, pr in kg m-2 s-1.' }),
+};
+
+export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id: 'CityClimateData' });
+export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFields }).meta({ id: 'PointClimateData' });
+
+const indicatorDataFields = {
+  dataset: z.string(),
+  scenario: z.string(),
+  indicator,
+  climate_models: z.array(z.string()),
+  time_aggregation: z.enum(VALID_AGGREGATIONS),
+  units: z.string(),
+  data: z
+    .record(z.string(), z.record(z.string(), z.number().nullable()))
+    .meta({ description: 'Keyed by period (e.g. 2050, 2050-01, 2050-Q1); each period by statistic across models (min, max, avg, 95th, ...).' }),
+};
+
+export const cityIndicatorData = z.strictObject({ city, ...indicatorDataFields }).meta({ id: 'CityIndicatorData' });
+export const pointIndicatorData = z.strictObject({ feature: pointMapCell, ...indicatorDataFields }).meta({ id: 'PointIndicatorData' });
