@@ -1,11 +1,15 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
 import { badRequest } from '../http/errors.js';
+import { negotiateFormat, sendTable } from '../http/format.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
 import { checkCost, parseDataset, parseModels, parseVariables, parseYears, scenarioYears, single } from './params.js';
 import { dailyDataJson, queryRawData, RAW_AGGS, type RawAgg } from './rawData.js';
+import { dailyDataArrow } from './rawArrow.js';
+import { dailyDataCsv } from './rawCsv.js';
+import { tableLabels } from './tableLabels.js';
 
 export interface ClimateDeps {
   catalog: Catalog;
@@ -31,17 +35,22 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
   const router = Router();
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
+    const format = negotiateFormat(res.req);
     const agg = parseRawAgg(single(query, 'agg'));
     const models = parseModels(dataset, single(query, 'models'));
     const variables = parseVariables(single(query, 'variables'));
     const years = parseYears(single(query, 'years'), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    const data =
-      file && years.length > 0 && variables.length > 0
-        ? dailyDataJson(await queryRawData(queries, { file, models, years, variables, agg }), variables)
-        : '{}';
+    const cols = file && years.length > 0 && variables.length > 0 ? await queryRawData(queries, { file, models, years, variables, agg }) : undefined;
+    if (format !== 'json') {
+      const labels = tableLabels(location, dataset, scenario);
+      const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
+      return sendTable(res, format, labels.fileStem, body);
+    }
+    const data = cols ? dailyDataJson(cols, variables) : '{}';
     res
+      .vary('Accept')
       .type('application/json')
       .send(
         `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +

@@ -5,6 +5,10 @@ import { cityLocation, pointLocation, scenarioOr404, type Location } from '../cl
 import { checkCost, parseDataset, parseModels, parseYears, scenarioYears, single } from '../climate/params.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { HttpError } from '../http/errors.js';
+import { negotiateFormat, sendTable } from '../http/format.js';
+import { safeFileName, tableLabels } from '../climate/tableLabels.js';
+import { indicatorArrow } from './indicatorArrow.js';
+import { indicatorCsv } from './indicatorCsv.js';
 import type { IndicatorMeta } from './metadata.js';
 import { parseAggs, parseIndicatorVariables, parseSpans, parseTimeAggregation, parseUnits } from './params.js';
 import { queryIndicator, type PeriodStats } from './query.js';
@@ -34,6 +38,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
   });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
+    const format = negotiateFormat(res.req);
     const models = parseModels(dataset, single(query, 'models'));
     const meta = indicatorOr404(name);
     const aggs = parseAggs(single(query, 'agg'));
@@ -48,7 +53,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
     checkCost(years.length, models.length, maxModelYears);
 
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    let data = '{}';
+    let rows: PeriodStats[] = [];
     if (file && years.length > 0) {
       let historicFile: string | undefined;
       if (vars.historicRange) {
@@ -56,10 +61,16 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
         if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
       }
       const all = models.length === dataset.models.length;
-      const rows = await queryIndicator(queries, { name: meta.name, file, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
-      data = dataJson(rows);
+      rows = await queryIndicator(queries, { name: meta.name, file, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
     }
+    if (format !== 'json') {
+      const labels = tableLabels(location, dataset, scenario);
+      const ctx = { labels, indicator: meta.name, units, timeAggregation, models };
+      return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
+    }
+    const data = dataJson(rows);
     res
+      .vary('Accept')
       .type('application/json')
       .send(
         `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
