@@ -2,6 +2,7 @@ import { dateColumn, dictionaryColumn, dictionaryIndices, floatColumn, ipcStream
 import { epochDay } from './calendar.js';
 import type { Variable } from './params.js';
 import type { DailyColumns } from './rawData.js';
+import { hasValue } from './rawCsv.js';
 import { VARIABLE_UNITS, type TableLabels } from './tableLabels.js';
 
 export interface RawArrowContext {
@@ -20,7 +21,7 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
   const series = cols ? variables.map((v) => cols.values.get(v)!) : [];
   const rowCount = cols?.year.length ?? 0;
   let n = 0;
-  for (const s of series) for (let i = 0; i < rowCount; i++) if (s[i] !== null && s[i] !== undefined) n++;
+  for (const s of series) for (let i = 0; i < rowCount; i++) if (hasValue(s[i])) n++;
 
   const days = new Int32Array(n);
   const variable = dictionaryIndices(variables.length, n);
@@ -36,7 +37,7 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
     const day = jan1 + cols!.slot[i]!;
     for (let k = 0; k < series.length; k++) {
       const value = series[k]![i];
-      if (value === null || value === undefined) continue;
+      if (!hasValue(value)) continue;
       days[row] = day;
       variable[row] = k;
       values[row] = value;

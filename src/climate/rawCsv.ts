@@ -5,6 +5,9 @@ import type { Variable } from './params.js';
 import type { DailyColumns } from './rawData.js';
 import { VARIABLE_UNITS, type TableLabels } from './tableLabels.js';
 
+/** A value the tables show: not null, and not NaN should a faster query mark missing values that way. */
+export const hasValue = (v: number | null | undefined): v is number => v !== null && v !== undefined && !Number.isNaN(v);
+
 export const RAW_CSV_COLUMNS = ['location', 'dataset', 'scenario', 'units', 'date', 'model', 'variable', 'value'];
 
 /**
@@ -34,7 +37,7 @@ export function dailyDataCsv(cols: DailyColumns | undefined, variables: Variable
     const date = yearText + days[cols.slot[i]!];
     for (let k = 0; k < variables.length; k++) {
       const value = series[k]![i];
-      if (value !== null && value !== undefined) parts.push(lead[k] + date + mid[k] + float32Text(value) + '\n');
+      if (hasValue(value)) parts.push(lead[k] + date + mid[k] + float32Text(value) + '\n');
     }
   }
   return parts.join('');
