@@ -85,8 +85,8 @@ describe('raw data as CSV and Arrow', () => {
         expect(Number(r.value)).toBe(want.get(key));
         expect([r.location, r.dataset, r.scenario, r.model, r.units]).toEqual([`city/${NYC}`, 'NEX-GDDP', 'RCP85', agg, UNITS[r.variable!]]);
       }
-      // Sorted by date, variables in request order within a date.
-      const order = rows.map((r) => `${r.date}|${json.variables.indexOf(r.variable)}`);
+      // Variables in request order, dates ascending within each.
+      const order = rows.map((r) => `${json.variables.indexOf(r.variable)}|${r.date}`);
       expect(order).toEqual([...order].sort());
     });
 
@@ -115,6 +115,8 @@ describe('raw data as CSV and Arrow', () => {
 
       const rows = arrowRows(table);
       expect(rows.length).toBe(want.size);
+      const order = rows.map((r) => `${json.variables.indexOf(r.variable)}|${isoDay(r.date)}`);
+      expect(order).toEqual([...order].sort());
       const seen = new Set<string>();
       for (const r of rows) {
         const key = `${isoDay(r.date)}|${r.variable}`;

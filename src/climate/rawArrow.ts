@@ -12,7 +12,7 @@ export interface RawArrowContext {
 }
 
 /**
- * The raw daily values as an Arrow IPC stream with the rows of the CSV: date (date32), model
+ * The raw daily values as an Arrow IPC stream with the rows of the CSV, in its order: date (date32), model
  * (dictionary: the aggregate name), variable (dictionary), value (float32, as stored). The value
  * field's `units` metadata maps each variable to its units (JSON object); the schema metadata holds
  * the location, its GeoJSON feature, dataset, scenario, aggregate and the models aggregated.
@@ -23,10 +23,7 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
   let n = 0;
   for (const s of series) for (let i = 0; i < rowCount; i++) if (hasValue(s[i])) n++;
 
-  const days = new Int32Array(n);
-  const variable = dictionaryIndices(variables.length, n);
-  const values = new Float32Array(n);
-  let row = 0;
+  const dayOf = new Int32Array(rowCount);
   let year = NaN;
   let jan1 = 0;
   for (let i = 0; i < rowCount; i++) {
@@ -34,16 +31,22 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
       year = cols!.year[i]!;
       jan1 = epochDay(year);
     }
-    const day = jan1 + cols!.slot[i]!;
-    for (let k = 0; k < series.length; k++) {
-      const value = series[k]![i];
+    dayOf[i] = jan1 + cols!.slot[i]!;
+  }
+  const days = new Int32Array(n);
+  const variable = dictionaryIndices(variables.length, n);
+  const values = new Float32Array(n);
+  let row = 0;
+  series.forEach((s, k) => {
+    for (let i = 0; i < rowCount; i++) {
+      const value = s[i];
       if (!hasValue(value)) continue;
-      days[row] = day;
+      days[row] = dayOf[i]!;
       variable[row] = k;
       values[row] = value;
       row++;
     }
-  }
+  });
 
   const units = JSON.stringify(Object.fromEntries(variables.map((v) => [v, VARIABLE_UNITS[v]])));
   const { labels } = ctx;
