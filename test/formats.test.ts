@@ -115,7 +115,8 @@ describe('raw data as CSV and Arrow', () => {
 
       const rows = arrowRows(table);
       expect(rows.length).toBe(want.size);
-      const order = rows.map((r) => `${json.variables.indexOf(r.variable)}|${isoDay(r.date)}`);
+      // Dates ascending, variables in request order within a date.
+      const order = rows.map((r) => `${isoDay(r.date)}|${json.variables.indexOf(r.variable)}`);
       expect(order).toEqual([...order].sort());
       const seen = new Set<string>();
       for (const r of rows) {

@@ -12,10 +12,13 @@ export interface RawArrowContext {
 }
 
 /**
- * The raw daily values as an Arrow IPC stream with the rows of the CSV, in its order: date (date32), model
- * (dictionary: the aggregate name), variable (dictionary), value (float32, as stored). The value
- * field's `units` metadata maps each variable to its units (JSON object); the schema metadata holds
- * the location, its GeoJSON feature, dataset, scenario, aggregate and the models aggregated.
+ * The raw daily values as an Arrow IPC stream with the rows of the CSV: date (date32), model
+ * (dictionary: the aggregate name), variable (dictionary), value (float32, as stored). Unlike the
+ * CSV, rows are ordered by date, then variable (request order): a date32 column repeating each day
+ * once per variable compresses far better than one counting up through each variable's run (gzip
+ * 400 KB instead of 578 KB for the raw century). The value field's `units` metadata maps each
+ * variable to its units (JSON object); the schema metadata holds the location, its GeoJSON feature,
+ * dataset, scenario, aggregate and the models aggregated.
  */
 export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variable[], ctx: RawArrowContext): Uint8Array {
   const series = cols ? variables.map((v) => cols.values.get(v)!) : [];
@@ -23,7 +26,10 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
   let n = 0;
   for (const s of series) for (let i = 0; i < rowCount; i++) if (hasValue(s[i])) n++;
 
-  const dayOf = new Int32Array(rowCount);
+  const days = new Int32Array(n);
+  const variable = dictionaryIndices(variables.length, n);
+  const values = new Float32Array(n);
+  let row = 0;
   let year = NaN;
   let jan1 = 0;
   for (let i = 0; i < rowCount; i++) {
@@ -31,22 +37,16 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
       year = cols!.year[i]!;
       jan1 = epochDay(year);
     }
-    dayOf[i] = jan1 + cols!.slot[i]!;
-  }
-  const days = new Int32Array(n);
-  const variable = dictionaryIndices(variables.length, n);
-  const values = new Float32Array(n);
-  let row = 0;
-  series.forEach((s, k) => {
-    for (let i = 0; i < rowCount; i++) {
-      const value = s[i];
+    const day = jan1 + cols!.slot[i]!;
+    for (let k = 0; k < series.length; k++) {
+      const value = series[k]![i];
       if (!hasValue(value)) continue;
-      days[row] = dayOf[i]!;
+      days[row] = day;
       variable[row] = k;
       values[row] = value;
       row++;
     }
-  });
+  }
 
   const units = JSON.stringify(Object.fromEntries(variables.map((v) => [v, VARIABLE_UNITS[v]])));
   const { labels } = ctx;
