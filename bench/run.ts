@@ -13,6 +13,7 @@ import { openDuckDB } from '../src/db/duckdb.js';
 import { loadCatalog } from '../src/reference/catalog.js';
 import { climateFiles, climateWorkloads, referenceWorkloads, type Workload } from './workloads.js';
 import { measureOpsOverhead, printOpsOverhead } from './ops.js';
+import { formatsBench, printFormats } from './formats.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -104,6 +105,7 @@ async function main() {
       if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
       rows.push({ workload: w.name, connections: w.connections, ...r });
     }
+    const formats = !ONLY || 'formats: raw century as JSON, CSV and Arrow'.includes(ONLY) ? await formatsBench(url, token, catalog) : [];
     const rss = peakRssMb(server.pid!);
     console.log(`\nload generator: ${rows[0]?.tool ?? '-'} (its own process; install Debian's wrk for a lighter one)`);
     console.log('\n| workload | clients | req/s | p50 ms | p99 ms | p50 / scan floor | non-2xx |');
@@ -112,6 +114,7 @@ async function main() {
       const ratio = r.workload.startsWith('city') ? '' : (r.p50 / floor).toFixed(1);
       console.log(`| ${r.workload} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${ratio} | ${r.non2xx + r.errors} |`);
     }
+    if (formats.length > 0) printFormats(formats);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
     // The cost of the request log and metrics (bench/ops.ts); BENCH_ONLY=ops runs only this.
@@ -119,7 +122,7 @@ async function main() {
     if (opsOverhead.length > 0) printOpsOverhead(opsOverhead);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, opsOverhead }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, opsOverhead }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

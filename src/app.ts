@@ -43,7 +43,9 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle }:
   const metrics = config.METRICS === 'on' ? createMetrics(queries) : undefined;
   app.use(requestLog(logger ?? createLogger(config.LOG_LEVEL)));
   if (metrics) app.use(metrics.requests);
-  app.use(compression());
+  // The default filter skips the Arrow media type (mime-db does not mark it compressible), yet gzip
+  // takes a raw century from 1019 KB to 400 KB.
+  app.use(compression({ filter: (req, res) => /vnd\.apache\.arrow/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res) }));
 
   app.use(
     cors({

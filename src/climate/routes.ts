@@ -1,11 +1,15 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
 import { queryFields } from '../http/queryParams.js';
+import { negotiateFormat, sendTable } from '../http/format.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
 import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from './params.js';
-import { dailyDataJson, queryRawDataText, type RawDataQuery } from './rawData.js';
+import { dailyDataJson, queryRawData, queryRawDataText, type RawDataQuery } from './rawData.js';
+import { dailyDataArrow } from './rawArrow.js';
+import { dailyDataCsv } from './rawCsv.js';
+import { tableLabels } from './tableLabels.js';
 
 export interface ClimateDeps {
   catalog: Catalog;
@@ -26,21 +30,29 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
   const q = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
+    const format = negotiateFormat(res.req);
     const agg = q.agg(query);
     const models = parseModels(dataset, q.models(query));
     const variables = q.variables(query);
     const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    let data = '{}';
+    let source: RawDataQuery['source'] | undefined;
     if (file && years.length > 0 && variables.length > 0) {
-      const source: RawDataQuery['source'] =
+      source =
         models.length === dataset.models.length
           ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, location.cellId) }
           : { kind: 'days', file, models };
-      data = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
     }
+    if (format !== 'json') {
+      const cols = source ? await queryRawData(queries, { source, years, variables, agg }) : undefined;
+      const labels = tableLabels(location, dataset, scenario);
+      const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
+      return sendTable(res, format, labels.fileStem, body);
+    }
+    const data = source ? dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables) : '{}';
     res
+      .vary('Accept')
       .type('application/json')
       .send(
         `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +

@@ -6,6 +6,10 @@ import { checkCost, parseModels, scenarioYears, yearsWithin } from '../climate/p
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { HttpError } from '../http/errors.js';
 import { queryFields } from '../http/queryParams.js';
+import { negotiateFormat, sendTable } from '../http/format.js';
+import { safeFileName, tableLabels } from '../climate/tableLabels.js';
+import { indicatorArrow } from './indicatorArrow.js';
+import { indicatorCsv } from './indicatorCsv.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, indicatorQuery, parseIndicatorVariables, parseUnits } from './params.js';
 import { queryIndicator, type PeriodStats } from './query.js';
@@ -36,6 +40,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
   });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
+    const format = negotiateFormat(res.req);
     const models = parseModels(dataset, q.models(query));
     const meta = indicatorOr404(name);
     const aggs = q.agg(query);
@@ -50,7 +55,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
     checkCost(years.length, models.length, maxModelYears);
 
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    let data = '{}';
+    let rows: PeriodStats[] = [];
     if (file && years.length > 0) {
       let historicFile: string | undefined;
       if (vars.historicRange) {
@@ -59,10 +64,16 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
       }
       const all = models.length === dataset.models.length;
       const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, location.cellId);
-      const rows = await queryIndicator(queries, { name: meta.name, file, monthlyFile, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
-      data = dataJson(rows);
+      rows = await queryIndicator(queries, { name: meta.name, file, monthlyFile, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
     }
+    if (format !== 'json') {
+      const labels = tableLabels(location, dataset, scenario);
+      const ctx = { labels, indicator: meta.name, units, timeAggregation, models };
+      return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
+    }
+    const data = dataJson(rows);
     res
+      .vary('Accept')
       .type('application/json')
       .send(
         `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
