@@ -2,7 +2,7 @@
 -- variable) the ingested files cover replaced by the files' value (NULL where a file has none).
 -- Where two files cover the same value, the one staged last wins. Rows left with no value at all
 -- (a 365-day model's Feb 29, a sea cell) are dropped: no row for days a model lacks.
--- {{previous}} is filled by the ingest with `read_parquet($previous)` or an empty relation.
+-- The previous-rows placeholder below is filled by the ingest with `read_parquet($previous)` or an empty relation.
 WITH fresh AS (
   SELECT model, DATE '1970-01-01' + day AS date,
          count(*) FILTER (WHERE variable = 'tasmax') > 0 AS has_tasmax,

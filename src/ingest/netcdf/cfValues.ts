@@ -12,9 +12,9 @@ export type AttrValue = string | number | number[];
 const normalize = (units: string) => units.trim().toLowerCase().replace(/\*\*|\^/g, '').replace(/\s+/g, ' ');
 
 const TEMPERATURE: [string[], (x: number) => number][] = [
-  [['k', 'kelvin', 'degk', 'deg_k', 'degrees_k', 'degree_k'], (x) => x],
-  [['degc', 'deg_c', 'c', 'celsius', 'degrees_c', 'degree_c', 'degrees_celsius', 'degree_celsius', '°c'], (x) => x + 273.15],
-  [['degf', 'deg_f', 'f', 'fahrenheit', 'degrees_f', 'degree_f', 'degrees_fahrenheit', '°f'], (x) => ((x - 32) * 5) / 9 + 273.15],
+  [['K', 'Kelvin', 'degK', 'deg_K', 'degrees_K', 'degree_K'], (x) => x],
+  [['degC', 'deg_C', 'C', 'Celsius', 'degrees_C', 'degree_C', 'degrees_Celsius', 'degree_Celsius', '°C'], (x) => x + 273.15],
+  [['degF', 'deg_F', 'F', 'Fahrenheit', 'degrees_F', 'degree_F', 'degrees_Fahrenheit', '°F'], (x) => ((x - 32) * 5) / 9 + 273.15],
 ];
 
 const PRECIPITATION: [string[], (x: number) => number][] = [
@@ -29,10 +29,10 @@ export function unitConversion(variable: Variable, units: string | undefined): (
   const table = variable === 'pr' ? PRECIPITATION : TEMPERATURE;
   const accepted = table.flatMap(([names]) => names);
   if (units === undefined) throw new Error(`${variable} has no units attribute; expected one of: ${accepted.join(', ')}`);
-  const found = table.find(([names]) => names.includes(normalize(units)));
+  const found = table.find(([names]) => names.some((n) => normalize(n) === normalize(units)));
   if (!found) {
     throw new Error(
-      `${variable} has units '${units}', which cannot be converted to ${variable === 'pr' ? 'kg m-2 s-1' : 'K'}; accepted: ${accepted.join(', ')}`,
+      `${variable} has units '${units}', which cannot be converted to ${variable === 'pr' ? 'kg m-2 s-1' : 'K'}; accepted (any case, ^ or ** optional): ${accepted.join(', ')}`,
     );
   }
   return found[1];

@@ -35,6 +35,8 @@ export interface FixtureSpec {
   chunks?: [number, number, number];
   /** Name the file `<name>.nc` and state variable, model and scenario only in global attributes. */
   fileName?: string;
+  /** Store the values under this variable name instead (to test unknown variables). */
+  storeAs?: string;
 }
 
 const CELL = { 'NEX-GDDP': 0.25, LOCA: 0.0625 };
@@ -131,7 +133,7 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
     experiment_id: rcp,
     frequency: 'day',
     ...(spec.layout === 'NEX-GDDP' ? { model_id: 'BCSD', driving_model_id: spec.model } : { model_id: spec.model }),
-    variable_id: spec.variable,
+    variable_id: spec.storeAs ?? spec.variable,
   };
   const calendar = spec.calendar ?? 'standard';
   const varAttrs = {
@@ -157,7 +159,7 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
           { name: 'lat', dims: ['lat'], type: 'double', attrs: { units: 'degrees_north', standard_name: 'latitude', axis: 'Y' }, data: lats },
           { name: 'lon', dims: ['lon'], type: 'double', attrs: { units: 'degrees_east', standard_name: 'longitude', axis: 'X' }, data: lons },
           { name: 'time', dims: ['time'], type: 'double', attrs: { units: timeUnits, calendar, standard_name: 'time', axis: 'T' }, data: times },
-          { name: spec.variable, dims: ['time', 'lat', 'lon'], type: spec.packed ? 'short' : 'float', attrs: nc3, data },
+          { name: spec.storeAs ?? spec.variable, dims: ['time', 'lat', 'lon'], type: spec.packed ? 'short' : 'float', attrs: nc3, data },
         ],
       }),
     );
@@ -176,7 +178,7 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
     coord('lat', lats, { units: 'degrees_north', standard_name: 'latitude', axis: 'Y' });
     coord('lon', lons, { units: 'degrees_east', standard_name: 'longitude', axis: 'X' });
     const chunks = spec.chunks ?? [Math.min(steps, 73), Math.min(ni, 4), Math.min(nj, 4)];
-    const v = f.create_dataset({ name: spec.variable, data, shape: [steps, ni, nj], chunks, compression: 'gzip', compression_opts: 4 });
+    const v = f.create_dataset({ name: spec.storeAs ?? spec.variable, data, shape: [steps, ni, nj], chunks, compression: 'gzip', compression_opts: 4 });
     v.attach_scale(0, 'time');
     v.attach_scale(1, 'lat');
     v.attach_scale(2, 'lon');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue } from '@duckdb/node-api';
+import { BOOLEAN, DOUBLE, INTEGER, LIST, listValue } from '@duckdb/node-api';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';
@@ -79,6 +79,34 @@ export function listSourceFiles(sources: string[]): string[] {
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0).toLocaleString('en-US');
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes partition temp files (`<cell>.parquet.tmp-<pid>`) left by ingests that were killed. */
+function removeStaleTempFiles(dataDir: string, dataset: string): number {
+  const root = path.join(dataDir, 'climate', dataset);
+  if (!fs.existsSync(root)) return 0;
+  let removed = 0;
+  for (const scenario of fs.readdirSync(root)) {
+    const dir = path.join(root, scenario);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const name of fs.readdirSync(dir)) {
+      const m = /\.tmp-(\d+)$/.exec(name);
+      if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) {
+        fs.rmSync(path.join(dir, name), { force: true });
+        removed++;
+      }
+    }
+  }
+  return removed;
+}
+
 /** Writes a file next to its target and renames it over the target. */
 function replaceFile(file: string, write: (tmp: string) => void | Promise<void>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
@@ -133,6 +161,8 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       scenarioYears: new Map(SCENARIOS.map((s) => [s.name, [s.startYear, s.endYear]])),
       cells,
     };
+    const stale = removeStaleTempFiles(dataDir, opts.dataset);
+    if (stale > 0) log(`${stamp()} removed ${stale} temporary partition files left by a killed ingest`);
     log(`${stamp()} ingest ${opts.dataset} into ${dataDir}: ${files.length} files, ${cityCells.length} city cells + ${pointCells.length} points`);
 
     // 1. Extract: one file at a time, staged as soon as it is read.
@@ -203,6 +233,14 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
           new_lons: listValue(centres.map((c) => c.lon)),
           new_ocean: listValue(prox.map((p) => p.ocean)),
           new_coastal: listValue(prox.map((p) => p.coastal)),
+        }, {
+          // Typed: the lists may be empty.
+          cells: LIST(INTEGER),
+          new_ids: LIST(INTEGER),
+          new_lats: LIST(DOUBLE),
+          new_lons: LIST(DOUBLE),
+          new_ocean: LIST(BOOLEAN),
+          new_coastal: LIST(BOOLEAN),
         })
         .then(() => undefined),
     );

@@ -102,7 +102,6 @@ export class Staging {
         variable: x.variable, model: x.model, scenario: x.scenario, first, last, n: rows,
       },
     );
-    await this.conn.run('CHECKPOINT');
     return rows;
   }
 
