@@ -167,12 +167,16 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
   }
 
   const f = new h5wasm.File(file, 'w');
+  // Fixed-length ASCII, which netCDF reads as NC_CHAR (as netCDF-C writes text attributes of the
+  // classic data model) rather than NC_STRING, which NetCDF-3 cannot hold.
+  const text = (o: { create_attribute: InstanceType<typeof h5wasm.File>['create_attribute'] }, name: string, value: string) =>
+    o.create_attribute(name, value, null, `A${Buffer.byteLength(value)}`);
   try {
-    for (const [k, v] of Object.entries(globalAttrs)) f.create_attribute(k, v);
+    for (const [k, v] of Object.entries(globalAttrs)) text(f, k, v);
     const coord = (name: string, values: number[] | Float64Array, attrs: Record<string, string>) => {
       const d = f.create_dataset({ name, data: Float64Array.from(values) });
       d.make_scale(name);
-      for (const [k, v] of Object.entries(attrs)) d.create_attribute(k, v);
+      for (const [k, v] of Object.entries(attrs)) text(d, k, v);
     };
     coord('time', times, { units: timeUnits, calendar, standard_name: 'time', axis: 'T' });
     coord('lat', lats, { units: 'degrees_north', standard_name: 'latitude', axis: 'Y' });
@@ -187,7 +191,7 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
     v.create_attribute('_FillValue', spec.packed ? new Int16Array([PACKED_FILL]) : new Float32Array([FILL]), [], typed);
     v.create_attribute('missing_value', spec.packed ? new Int16Array([PACKED_FILL]) : new Float32Array([FILL]), [], typed);
     for (const [k, val] of Object.entries(varAttrs)) {
-      if (typeof val === 'string') v.create_attribute(k, val);
+      if (typeof val === 'string') text(v, k, val);
       else v.create_attribute(k, new Float32Array([val]), [], '<f');
     }
   } finally {

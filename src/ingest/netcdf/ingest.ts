@@ -5,7 +5,7 @@ import { BOOLEAN, DOUBLE, INTEGER, LIST, listValue } from '@duckdb/node-api';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';
-import { SCENARIOS } from '../../reference/fixtures.js';
+import { SCENARIOS, SYNTHETIC_NOTE } from '../../reference/fixtures.js';
 import { cellAt, cellCentre, GRIDS } from '../../reference/grids.js';
 import { proximityOf } from '../catalog.js';
 import { Coastline } from '../geometry.js';
@@ -75,6 +75,10 @@ export function listSourceFiles(sources: string[]): string[] {
   if (out.length === 0) throw new IngestError(`no NetCDF files (*.nc, *.nc4) in ${sources.join(', ')}`);
   return [...new Set(out)];
 }
+
+export const INGESTED_NOTE =
+  ' Note: this installation serves model output read from the dataset\'s NetCDF files (`make ingest`) for the cells ' +
+  'and years ingested; other cells with data hold the synthetic values of `make data` (README.md, "Ingesting NetCDF").';
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0).toLocaleString('en-US');
@@ -241,6 +245,16 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
           new_lons: LIST(DOUBLE),
           new_ocean: LIST(BOOLEAN),
           new_coastal: LIST(BOOLEAN),
+        })
+        .then(() => undefined),
+    );
+    await replaceFile(path.join(dataDir, 'catalog', 'dataset.parquet'), (tmp) =>
+      conn
+        .run(`COPY (${sqlFile('ingest/datasets.sql')}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`, {
+          dir: dataDir,
+          dataset: opts.dataset,
+          synthetic_note: SYNTHETIC_NOTE,
+          ingested_note: INGESTED_NOTE,
         })
         .then(() => undefined),
     );
