@@ -44,6 +44,7 @@ user: $(STAMP)
 
 bench: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
+	$(TSX) bench/ingest.ts
 
 bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts

@@ -35,7 +35,7 @@ ingestNetcdf({ dataDir, dataset, sources: src.split(',').map((s) => s.trim()), p
   () => process.exit(0),
   (err: unknown) => {
     console.error(`\nThe ingest failed: ${err instanceof Error ? err.message : String(err)}`);
-    console.error('Partitions already rebuilt hold the new data; all others are as they were. Fix the problem and run the same command again: files already read are not read twice.');
+    console.error('No partition is ever half-written: each holds its previous or its new data. Fix the problem and run the same command again; files already read are not read again.');
     if (err instanceof Error && !(err instanceof IngestError) && err.stack) console.error(`\n${err.stack}`);
     process.exit(1);
   },

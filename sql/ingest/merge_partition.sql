@@ -8,9 +8,9 @@ WITH fresh AS (
          count(*) FILTER (WHERE variable = 'tasmax') > 0 AS has_tasmax,
          count(*) FILTER (WHERE variable = 'tasmin') > 0 AS has_tasmin,
          count(*) FILTER (WHERE variable = 'pr') > 0 AS has_pr,
-         first(value ORDER BY source DESC) FILTER (WHERE variable = 'tasmax') AS tasmax,
-         first(value ORDER BY source DESC) FILTER (WHERE variable = 'tasmin') AS tasmin,
-         first(value ORDER BY source DESC) FILTER (WHERE variable = 'pr') AS pr
+         arg_max_null(value, source) FILTER (WHERE variable = 'tasmax') AS tasmax,
+         arg_max_null(value, source) FILTER (WHERE variable = 'tasmin') AS tasmin,
+         arg_max_null(value, source) FILTER (WHERE variable = 'pr') AS pr
   FROM pending
   WHERE scenario = $scenario AND cell_id = $cell
   GROUP BY model, day

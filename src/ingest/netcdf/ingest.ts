@@ -204,14 +204,26 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     log(`${stamp()} rebuilding ${partitions.length} partitions`);
     const withData = new Set<number>();
     let written = 0;
-    for (const [n, p] of partitions.entries()) {
-      const file = path.join(dataDir, 'climate', opts.dataset, p.scenario, `${p.cellId}.parquet`);
-      if ((await staging.rebuild(file, p)) > 0) {
-        withData.add(p.cellId);
-        written++;
+    let nextPartition = 0;
+    // Two rebuilds at a time: each is a small query and a small file, dominated by fixed costs.
+    const worker = async () => {
+      const wconn = await staging.connect();
+      try {
+        while (nextPartition < partitions.length) {
+          const n = nextPartition++;
+          const p = partitions[n]!;
+          const file = path.join(dataDir, 'climate', opts.dataset, p.scenario, `${p.cellId}.parquet`);
+          if ((await staging.rebuild(file, p, wconn)) > 0) {
+            withData.add(p.cellId);
+            written++;
+          }
+          if ((n + 1) % 250 === 0) log(`${stamp()} partitions ${n + 1}/${partitions.length}`);
+        }
+      } finally {
+        wconn.closeSync();
       }
-      if ((n + 1) % 100 === 0) log(`${stamp()} partitions ${n + 1}/${partitions.length}`);
-    }
+    };
+    await Promise.all([worker(), worker()]);
 
     // 3. The catalog's map cells, then the manifest.
     const known = new Set(

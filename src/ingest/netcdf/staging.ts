@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBDataChunk, DuckDBInstance, FLOAT, INTEGER, type DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import type { FileExtract } from './extract.js';
@@ -74,23 +74,34 @@ export class Staging {
     const last = days.length > 0 ? days[days.length - 1]! : null;
     let rows = 0;
     if (first !== null && last !== null) {
+      // Whole data chunks rather than value-by-value appends: twice the rows per second.
       const appender = await this.conn.createAppender('staged');
+      const size = 2048;
+      const cols: [number[], number[], number[], (number | null)[]] = [[], [], [], []];
+      const flush = () => {
+        const chunk = DuckDBDataChunk.create([INTEGER, INTEGER, INTEGER, FLOAT], cols[0].length);
+        chunk.setColumns(cols);
+        appender.appendDataChunk(chunk);
+        for (const c of cols) c.length = 0;
+      };
       for (const [cellId, values] of x.series) {
         // Every date from the file's first to its last, so the days its calendar lacks replace old values too.
         let k = 0;
         for (let day = first; day <= last; day++) {
-          appender.appendInteger(id);
-          appender.appendInteger(cellId);
-          appender.appendInteger(day);
+          let v: number | null = null;
           if (days[k] === day) {
-            const v = values[k++]!;
-            if (Number.isNaN(v)) appender.appendNull();
-            else appender.appendFloat(v);
-          } else appender.appendNull();
-          appender.endRow();
+            const value = values[k++]!;
+            if (!Number.isNaN(value)) v = value;
+          }
+          cols[0].push(id);
+          cols[1].push(cellId);
+          cols[2].push(day);
+          cols[3].push(v);
+          if (cols[0].length === size) flush();
           rows++;
         }
       }
+      if (cols[0].length > 0) flush();
       appender.flushSync();
       appender.closeSync();
     }
@@ -134,7 +145,7 @@ export class Staging {
    * temporary file next to it and renamed over it, so a reader (or a kill) sees the old file or the
    * new one, never a partial one. Returns the rows written (0: nothing written).
    */
-  async rebuild(partitionFile: string, p: Partition): Promise<number> {
+  async rebuild(partitionFile: string, p: Partition, conn: DuckDBConnection = this.conn): Promise<number> {
     const hadPrevious = fs.existsSync(partitionFile);
     // {{previous}} takes one of two fixed texts; values are bound parameters.
     const previous = hadPrevious
@@ -147,7 +158,7 @@ export class Staging {
     if (hadPrevious) params.previous = partitionFile;
     try {
       // COPY takes no parameter for its target; the path is the ingest's own.
-      const result = await this.conn.run(
+      const result = await conn.run(
         `COPY (${select}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)`,
         params,
       );
@@ -162,6 +173,11 @@ export class Staging {
       fs.rmSync(tmp, { force: true });
       throw err;
     }
+  }
+
+  /** Another connection, for rebuilding partitions side by side. */
+  connect(): Promise<DuckDBConnection> {
+    return this.db.connect();
   }
 
   close() {
