@@ -1,7 +1,7 @@
 /**
  * `make bench-ingest` (also run by `make bench`): NetCDF ingest throughput. Writes NEX-GDDP-like
  * NetCDF-4 files over the conterminous US (0.25 degree, 104 x 233 cells, one year, gzip, chunked
- * one day per chunk), builds a catalog-only data build, ingests the files for every city cell they
+ * one day per chunk, values with 2% noise so that they compress about as real output does), builds a catalog-only data build, ingests the files for every city cell they
  * cover, and prints values/s and NetCDF MB/s of the reading phase and the partition rebuild rate.
  *   BENCH_INGEST_FILES  files to write (default 6: 3 variables x 2 models), BENCH_INGEST_CHUNKS
  *   "t,i,j" chunk shape (default 1,104,233: a day per chunk).
@@ -20,12 +20,12 @@ const FILES = Number(process.env.BENCH_INGEST_FILES ?? 6);
 const CHUNKS = (process.env.BENCH_INGEST_CHUNKS ?? '1,104,233').split(',').map(Number) as [number, number, number];
 const catalogDir = path.join(WORK, 'catalog-build');
 const dataDir = path.join(WORK, 'build');
-const srcDir = path.join(WORK, `files-${CHUNKS.join('x')}`);
+const srcDir = path.join(WORK, `noisy-files-${CHUNKS.join('x')}`);
 
 const specs: FixtureSpec[] = [];
 for (const model of ['ACCESS1-0', 'CCSM4', 'MIROC5', 'CNRM-CM5']) {
   for (const variable of ['tasmax', 'tasmin', 'pr'] as const) {
-    specs.push({ layout: 'NEX-GDDP', variable, model, scenario: 'RCP85', year: 2052, lat: [24.125, 49.875], lon: [-124.875, -66.875], lon360: true, chunks: CHUNKS });
+    specs.push({ layout: 'NEX-GDDP', variable, model, scenario: 'RCP85', year: 2052, lat: [24.125, 49.875], lon: [-124.875, -66.875], lon360: true, chunks: CHUNKS, noise: 0.02 });
   }
 }
 

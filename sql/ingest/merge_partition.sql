@@ -11,7 +11,7 @@ WITH fresh AS (
          arg_max_null(value, source) FILTER (WHERE variable = 'tasmax') AS tasmax,
          arg_max_null(value, source) FILTER (WHERE variable = 'tasmin') AS tasmin,
          arg_max_null(value, source) FILTER (WHERE variable = 'pr') AS pr
-  FROM pending
+  FROM work.pending
   WHERE scenario = $scenario AND cell_id = $cell
   GROUP BY model, day
 ),

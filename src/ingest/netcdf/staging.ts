@@ -37,7 +37,7 @@ export class Staging {
     const file = path.join(dir, `${dataset}.duckdb`);
     let db: DuckDBInstance;
     try {
-      db = await DuckDBInstance.create(file, { threads: '2', memory_limit: '1GB', autoinstall_known_extensions: 'false' });
+      db = await DuckDBInstance.create(file, { threads: '2', memory_limit: '512MB', autoinstall_known_extensions: 'false' });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       throw new IngestError(
@@ -121,7 +121,7 @@ export class Staging {
     await this.conn.run(sqlFile('ingest/pending.sql'));
     const rows = await readRows<{ scenario: string; cell_id: number }>(
       this.conn,
-      'SELECT DISTINCT scenario, cell_id FROM pending ORDER BY scenario, cell_id',
+      'SELECT DISTINCT scenario, cell_id FROM work.pending ORDER BY scenario, cell_id',
     );
     return rows.map((r) => ({ scenario: r.scenario, cellId: r.cell_id }));
   }
