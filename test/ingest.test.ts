@@ -219,6 +219,7 @@ describe('make ingest: failures', () => {
     expect(await failing('variable', { storeAs: 'huss', fileName: 'huss_sample' })).toMatch(/cannot tell which variable it holds \(tasmax, tasmin or pr\).*its variables: .*huss/);
     expect(await failing('units', { units: 'furlongs' })).toMatch(/tasmax has units 'furlongs', which cannot be converted to K; accepted \(any case, \^ or \*\* optional\): K, Kelvin/);
     expect(await failing('grid', { lat: [40.2, 40.7] })).toMatch(/lat value 40.2 \(index 0\) is not the centre of a NEX-GDDP cell/);
+    expect(await failing('dims', { lonFirst: true })).toMatch(/variable tasmax is shaped \(time, lon, lat\); the ingest reads \(time, lat, lon\)/);
     expect(await failing('years', { scenario: 'historical', year: 2051 })).toMatch(/its dates run from 2051-01-01 to 2051-12-31, outside historical's years 1950-2005/);
     expect(await failing('layout', { layout: 'LOCA', lat: [40.59375, 40.65625], lon: [-74.03125, -73.96875] })).toMatch(/follows the LOCA naming, but the ingest is for NEX-GDDP/);
     expect(

@@ -100,15 +100,16 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   if (!v) fail(`has no variable '${variable}'; its variables: ${f.variableNames().join(', ')}`);
   if (v.shape.length !== 3) fail(`variable ${variable} has ${v.shape.length} dimensions (${v.dims.join(', ')}); expected (time, lat, lon)`);
   const [nt, ni, nj] = v.shape as [number, number, number];
+  if (LON_NAMES.includes(v.dims[1]!.toLowerCase()) || LAT_NAMES.includes(v.dims[2]!.toLowerCase()) || TIME_NAMES.includes(v.dims[2]!.toLowerCase())) {
+    fail(`variable ${variable} is shaped (${v.dims.join(', ')}); the ingest reads (time, lat, lon)`);
+  }
   const timeVar = coordinate(f, v.dims[0]!, TIME_NAMES, nt);
   const latVar = coordinate(f, v.dims[1]!, LAT_NAMES, ni);
   const lonVar = coordinate(f, v.dims[2]!, LON_NAMES, nj);
   if (!timeVar || !latVar || !lonVar) {
-    const swapped = LON_NAMES.includes(v.dims[1]!.toLowerCase()) || LAT_NAMES.includes(v.dims[2]!.toLowerCase());
     fail(
-      swapped
-        ? `variable ${variable} is shaped (${v.dims.join(', ')}); the ingest reads (time, lat, lon)`
-        : `variable ${variable} is shaped (${v.dims.map((d, k) => `${d || '?'}=${v.shape[k]}`).join(', ')}) but the file has no matching ${[!timeVar && 'time', !latVar && 'lat/latitude', !lonVar && 'lon/longitude'].filter(Boolean).join(', ')} coordinate variable`,
+      `variable ${variable} is shaped (${v.dims.map((d, k) => `${d || '?'}=${v.shape[k]}`).join(', ')}) but the file has no matching ` +
+        `${[!timeVar && 'time', !latVar && 'lat/latitude', !lonVar && 'lon/longitude'].filter(Boolean).join(', ')} coordinate variable`,
     );
   }
 

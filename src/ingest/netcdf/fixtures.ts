@@ -42,6 +42,8 @@ export interface FixtureSpec {
    * 100:1, real model output about 2:1). fixtureValue does not include it.
    */
   noise?: number;
+  /** Store the variable as (time, lon, lat), which the ingest refuses (NetCDF-4 only). */
+  lonFirst?: boolean;
 }
 
 const CELL = { 'NEX-GDDP': 0.25, LOCA: 0.0625 };
@@ -187,11 +189,10 @@ export async function writeFixture(dir: string, spec: FixtureSpec): Promise<stri
     coord('time', times, { units: timeUnits, calendar, standard_name: 'time', axis: 'T' });
     coord('lat', lats, { units: 'degrees_north', standard_name: 'latitude', axis: 'Y' });
     coord('lon', lons, { units: 'degrees_east', standard_name: 'longitude', axis: 'X' });
-    const chunks = spec.chunks ?? [Math.min(steps, 73), Math.min(ni, 4), Math.min(nj, 4)];
-    const v = f.create_dataset({ name: spec.storeAs ?? spec.variable, data, shape: [steps, ni, nj], chunks, compression: 'gzip', compression_opts: 4 });
-    v.attach_scale(0, 'time');
-    v.attach_scale(1, 'lat');
-    v.attach_scale(2, 'lon');
+    const [shape, dims] = spec.lonFirst ? [[steps, nj, ni], ['time', 'lon', 'lat']] : [[steps, ni, nj], ['time', 'lat', 'lon']];
+    const chunks = spec.chunks ?? [Math.min(steps, 73), Math.min(shape[1]!, 4), Math.min(shape[2]!, 4)];
+    const v = f.create_dataset({ name: spec.storeAs ?? spec.variable, data, shape, chunks, compression: 'gzip', compression_opts: 4 });
+    dims.forEach((d, k) => v.attach_scale(k, d));
     // Attributes typed like the variable's values, as netCDF requires of _FillValue.
     const typed = spec.packed ? '<h' : '<f';
     v.create_attribute('_FillValue', spec.packed ? new Int16Array([PACKED_FILL]) : new Float32Array([FILL]), [], typed);
