@@ -255,6 +255,24 @@ describe('make ingest: failures', () => {
     expectClose(now[10]!, fixtureValue('tasmax', 'ACCESS1-0', 2051, 10, c.lat, c.lon), false);
   });
 
+  it('after a failed run, ingests only the files of the next command', async () => {
+    const dir = copyOfTestData('other-src');
+    const t = await testApp(THROTTLE, dir);
+    const c = cityCell(t, NYC, 'NEX-GDDP');
+    const a = path.join(tmpRoot, 'other-src-a');
+    await writeFixture(a, { ...base, year: 2050 });
+    fs.writeFileSync(path.join(a, 'zz_broken.nc'), 'CDF\x01 truncated');
+    await expect(ingestNetcdf({ dataDir: dir, dataset: 'NEX-GDDP', sources: [a], log: quiet })).rejects.toThrow(/zz_broken\.nc: cannot be read as NetCDF/);
+    const b = path.join(tmpRoot, 'other-src-b');
+    await writeFixture(b, { ...base, model: 'MIROC5', year: 2050 });
+    const oldAccess = await series(t, String(NYC), 'RCP85', 'ACCESS1-0', 2050, 'tasmax');
+    const summary = await ingestNetcdf({ dataDir: dir, dataset: 'NEX-GDDP', sources: [b], log: quiet });
+    expect(summary.files).toBe(1);
+    expect(await series(t, String(NYC), 'RCP85', 'ACCESS1-0', 2050, 'tasmax')).toEqual(oldAccess);
+    const miroc = await series(t, String(NYC), 'RCP85', 'MIROC5', 2050, 'tasmax');
+    expectClose(miroc[5]!, fixtureValue('tasmax', 'MIROC5', 2050, 5, c.lat, c.lon), false);
+  });
+
   it('leaves every partition readable when the ingest process is killed while rebuilding them', async () => {
     const dir = copyOfTestData('killed');
     const samples = path.join(tmpRoot, 'kill-samples');

@@ -175,16 +175,21 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     let resumed = 0;
     let lastLog = 0;
     const extractStarted = Date.now();
-    for (const [n, file] of files.entries()) {
+    const keys: SourceKey[] = files.map((file) => {
       const st = fs.statSync(file);
-      const key: SourceKey = { path: file, size: st.size, mtime: st.mtimeMs, cellsKey };
+      return { path: file, size: st.size, mtime: st.mtimeMs, cellsKey };
+    });
+    const dropped = await staging.retainOnly(keys);
+    if (dropped > 0) log(`${stamp()} dropped ${dropped} files staged by an interrupted run that this command does not include`);
+    for (const [n, file] of files.entries()) {
+      const key = keys[n]!;
       if (await staging.staged(key)) {
         resumed++;
         continue;
       }
       const x = await extractFile(file, ctx);
       await staging.stage(key, x);
-      bytes += st.size;
+      bytes += key.size;
       values += x.valuesRead;
       const s = (Date.now() - extractStarted) / 1000;
       if (Date.now() - lastLog > 1000 || n === files.length - 1) {

@@ -51,7 +51,25 @@ export class Staging {
     return new Staging(file, db, conn);
   }
 
-  /** The staged source's id when this exact file was already read for these cells. */
+  /**
+   * Drops staged files this run does not ask for (another SRC, changed files, other POINTS), so
+   * that only the files of the command being run reach the partitions. Returns how many.
+   */
+  async retainOnly(keys: SourceKey[]): Promise<number> {
+    const wanted = new Set(keys.map((k) => JSON.stringify([k.path, k.size, k.mtime, k.cellsKey])));
+    const rows = await readRows<{ id: number; path: string; size: number; mtime: number; cells_key: string }>(
+      this.conn,
+      'SELECT id, path, size::DOUBLE AS size, mtime, cells_key FROM source',
+    );
+    const stale = rows.filter((r) => !wanted.has(JSON.stringify([r.path, r.size, r.mtime, r.cells_key])));
+    for (const { id } of stale) {
+      await this.conn.run('DELETE FROM source WHERE id = $id', { id });
+      await this.conn.run('DELETE FROM staged WHERE source = $id', { id });
+    }
+    return stale.length;
+  }
+
+  /** Whether this exact file was already read for these cells. */
   async staged(key: SourceKey): Promise<boolean> {
     const rows = await readRows<{ n: number }>(
       this.conn,
