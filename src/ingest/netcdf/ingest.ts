@@ -206,6 +206,10 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
 
     // 2. Rebuild each touched partition once.
     const partitions = await staging.partitions();
+    const staged = new Set(partitions.map((p) => p.cellId));
+    (opts.points ?? []).forEach((p, k) => {
+      if (!staged.has(pointCells[k]!)) log(`${stamp()} warning: POINTS (${p.lat}, ${p.lon}): no file has values for its cell ${pointCells[k]}`);
+    });
     log(`${stamp()} rebuilding ${partitions.length} partitions`);
     const withData = new Set<number>();
     let written = 0;
