@@ -52,7 +52,9 @@ function coordinate(f: GridFile, dim: string, names: string[], length: number): 
     const v = f.variable(n);
     return v !== undefined && v.shape.length === 1 && v.shape[0] === length;
   };
-  if (dim !== '' && fits(dim) && (names.includes(dim.toLowerCase()) || !([...LAT_NAMES, ...LON_NAMES, ...TIME_NAMES].includes(dim.toLowerCase())))) return dim;
+  // The dimension's own coordinate variable, unless its name says it belongs to another axis.
+  const other = [...LAT_NAMES, ...LON_NAMES, ...TIME_NAMES].filter((n) => !names.includes(n));
+  if (dim !== '' && fits(dim) && !other.includes(dim.toLowerCase())) return dim;
   const all = f.variableNames();
   return names.map((n) => all.find((a) => a.toLowerCase() === n && fits(a))).find((n) => n !== undefined);
 }

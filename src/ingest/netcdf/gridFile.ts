@@ -21,8 +21,6 @@ export interface GridFile {
   readAll(name: string): Float64Array;
   /** Values of a 3-D variable over half-open index ranges, C order (time, then row, then column). */
   readBlock(name: string, t: [number, number], i: [number, number], j: [number, number]): ArrayLike<number>;
-  /** Bytes of the file read so far (data blocks only; for throughput figures). */
-  bytesRead: number;
   close(): void;
 }
 

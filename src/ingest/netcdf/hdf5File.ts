@@ -29,7 +29,6 @@ function attrValues(attrs: H5Attrs): Record<string, AttrValue> {
 /** NetCDF-4 (HDF5) through h5wasm: reads only the hyperslabs asked for. */
 export class Hdf5File implements GridFile {
   format = 'NetCDF-4/HDF5';
-  bytesRead = 0;
   globalAttrs: Record<string, AttrValue>;
   private file: InstanceType<typeof h5wasm.File>;
   private vars = new Map<string, GridVariable>();
@@ -82,7 +81,6 @@ export class Hdf5File implements GridFile {
   readBlock(name: string, t: [number, number], i: [number, number], j: [number, number]): ArrayLike<number> {
     const d = this.dataset(name)!;
     const out = d.slice([t, i, j]) as unknown as ArrayLike<number>;
-    this.bytesRead += out.length * d.metadata.size;
     return out;
   }
 

@@ -36,7 +36,6 @@ function attrValues(list: { name: string; value: unknown }[]): Record<string, At
  */
 export class Netcdf3File implements GridFile {
   format: string;
-  bytesRead = 0;
   globalAttrs: Record<string, AttrValue>;
   private fd: number;
   private dims: { name: string; size: number }[];
@@ -94,7 +93,6 @@ export class Netcdf3File implements GridFile {
     const pos = v.offset + (v.record ? record * this.recordStep : 0) + index * bytes;
     const buf = Buffer.alloc(count * bytes);
     fs.readSync(this.fd, buf, 0, buf.length, pos);
-    this.bytesRead += buf.length;
     for (let k = 0; k < count; k++) {
       const o = k * bytes;
       out[at + k] =
