@@ -5,7 +5,7 @@ DATA_DIR ?= data/build
 STAMP := node_modules/.npm-ci-stamp
 TSX := node_modules/.bin/tsx
 
-.PHONY: help setup run test data user bench bench-layout typecheck
+.PHONY: help setup run test data user bench bench-layout typecheck ingest bench-ingest
 
 help:
 	@echo "make run    - set up (npm ci, default data) when needed, then serve on PORT (default 8080)"
@@ -15,6 +15,7 @@ help:
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
+	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
 
 # npm ci only when the lockfile changed since the last install.
 $(STAMP): package-lock.json
@@ -43,6 +44,13 @@ user: $(STAMP)
 
 bench: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
+	$(TSX) bench/ingest.ts
 
 bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
+
+ingest: setup
+	@DATA_DIR="$(DATA_DIR)" DATASET="$(DATASET)" SRC="$(SRC)" POINTS="$(POINTS)" $(TSX) scripts/ingest.ts
+
+bench-ingest: $(STAMP)
+	$(TSX) bench/ingest.ts

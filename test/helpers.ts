@@ -30,9 +30,8 @@ export function tempAccountsDb(): string {
   return path.join(dir, `accounts-${counter++}.duckdb`);
 }
 
-/** The app on the suite's tiny dataset, with one account and its token. */
-export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = inject('dataDir');
+/** The app on the suite's tiny dataset (or another build, e.g. a copy an ingest wrote to), with one account and its token. */
+export async function testApp(env: Record<string, string> = {}, dataDir: string = inject('dataDir')): Promise<TestApp> {
   // Quiet by default; LOG_LEVEL=info in the environment shows the request log while debugging.
   const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
