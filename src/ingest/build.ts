@@ -138,7 +138,8 @@ function dirSize(dir: string): number {
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 const millions = (n: number) => `${(n / 1e6).toFixed(2)}M`;
 
-function isAlive(pid: number): boolean {
+/** Whether a process (of an interrupted build or ingest) still runs. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0); // signal 0: only asks whether the process exists
     return true;

@@ -15,6 +15,7 @@ import { IngestError } from './ingestError.js';
 import { Staging, type SourceKey } from './staging.js';
 import { cellPath } from '../../climate/files.js';
 import { loadSummaryMacros, writeCellSummaries } from '../summaries.js';
+import { isAlive } from '../build.js';
 
 export { IngestError };
 
@@ -84,15 +85,6 @@ export const INGESTED_NOTE =
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0).toLocaleString('en-US');
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0); // signal 0: only asks whether the process exists
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes partition temp files (`<cell>.parquet.tmp-<pid>`) left by ingests that were killed. */
 function removeStaleTempFiles(dataDir: string, dataset: string): number {
