@@ -459,7 +459,7 @@ let t: Pick<TestApp, 'app' | 'token' | 'queries'> & { catalog: Catalog };
 let fixtureDir: string;
 
 async function acceptanceApp(dataDir: string, env: Record<string, string>) {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), dataDir);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
