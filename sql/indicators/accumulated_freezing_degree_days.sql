@@ -15,7 +15,7 @@ per_model AS (
   FROM (SELECT period, model, s, min(s) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS low FROM totals)
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_delta_from_k(value, getvariable('units')) ORDER BY model), getvariable('aggs')) AS stats
+SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_delta_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
 FROM per_model
 GROUP BY period
 ORDER BY period

@@ -8,7 +8,7 @@ per_model AS (
   FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')), baseline
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats
+SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
 FROM per_model
 GROUP BY period
 ORDER BY period

@@ -16,7 +16,7 @@ per_model AS (
   WHERE tasmax IS NOT NULL AND NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value ORDER BY model), getvariable('aggs')) AS stats
+SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
 FROM per_model
 GROUP BY period
 ORDER BY period

@@ -134,30 +134,38 @@ CREATE OR REPLACE MACRO indicator_days(file, models, years, agg, spans) AS TABLE
     ON second.model = d.model AND second.year = d.period + 1
   WHERE agg = 'offset_yearly';
 
--- numpy 1.15 percentile with linear interpolation: v[lo] * (1 - w) + v[hi] * w, where v is sorted,
--- idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).
-CREATE OR REPLACE MACRO np_index(n, q) AS (q / 100.0) * (n - 1);
-CREATE OR REPLACE MACRO np_interpolate(v, idx) AS
-  v[floor(idx)::INTEGER + 1] * (1.0 - (idx - floor(idx))) + v[least(floor(idx)::INTEGER + 2, len(v))] * (idx - floor(idx));
-CREATE OR REPLACE MACRO np_percentile(vals, q) AS np_interpolate(list_sort(vals), np_index(len(vals), q));
+-- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
+-- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).
+CREATE OR REPLACE MACRO np_interpolate(s, idx) AS
+  s[floor(idx)::INTEGER + 1] * (1.0 - (idx - floor(idx))) + s[least(floor(idx)::INTEGER + 2, len(s))] * (idx - floor(idx));
+CREATE OR REPLACE MACRO np_percentile(vals, q) AS
+  list_transform([list_sort(vals)::DOUBLE[]], s -> np_interpolate(s, (q::DOUBLE / 100.0) * (len(s) - 1)))[1];
 
 -- Population standard deviation, two-pass like numpy.std.
 CREATE OR REPLACE MACRO np_std(vals) AS
-  sqrt(list_avg(list_transform(vals, x -> (x - list_avg(vals)) * (x - list_avg(vals)))));
+  list_transform([list_avg(vals)], m -> sqrt(list_avg(list_transform(vals, x -> (x - m) * (x - m)))))[1];
 
--- One cross-model statistic: min, max, avg, median, stddev (stdev), or NNth (a percentile).
-CREATE OR REPLACE MACRO model_stat(vals, name) AS CASE
-  WHEN name = 'min' THEN list_min(vals)
-  WHEN name = 'max' THEN list_max(vals)
-  WHEN name = 'avg' THEN list_sum(vals) / len(vals)
-  WHEN name = 'median' THEN np_percentile(vals, 50)
-  WHEN name IN ('stddev', 'stdev') THEN np_std(vals)
-  ELSE np_percentile(vals, regexp_extract(lower(name), '^(\d+)th$', 1)::INTEGER)
+-- The percentile a statistic's name asks for (median is the 50th), or NULL for the others.
+CREATE OR REPLACE MACRO stat_quantile(name) AS CASE
+  WHEN name = 'median' THEN 50 ELSE regexp_extract(lower(name), '^(\d+)th$', 1)::INTEGER END;
+
+-- One cross-model statistic of the sorted values s: min, max, avg, median, stddev (stdev), or NNth
+-- (a percentile, q from stat_quantile). Sums run over the sorted values, so that the result does
+-- not depend on the order the models' rows arrive in.
+CREATE OR REPLACE MACRO sorted_stat(s, name, q) AS CASE
+  WHEN name = 'min' THEN list_min(s)
+  WHEN name = 'max' THEN list_max(s)
+  WHEN name = 'avg' THEN list_sum(s) / len(s)
+  WHEN name IN ('stddev', 'stdev') THEN np_std(s)
+  ELSE np_interpolate(s, (q::DOUBLE / 100.0) * (len(s) - 1))
 END;
 
--- The requested statistics across the models' values of a period, as a map name -> value.
+-- The requested statistics across the models' values of a period (in any order), as a map name ->
+-- value. The lambdas bind each argument once: a macro argument used n times is bound n times, and
+-- binding, not computing, is most of the cost of these small queries.
 CREATE OR REPLACE MACRO across_models(vals, names) AS
-  map_from_entries(list_transform(names, n -> {'k': n, 'v': model_stat(vals, n)}));
+  list_transform([list_sort(vals)::DOUBLE[]], s ->
+    map_from_entries(list_transform(names, n -> {'k': n, 'v': sorted_stat(s, n, stat_quantile(n))})))[1];
 
 -- Unit conversions from storage units, in the original's operation order (identical doubles).
 CREATE OR REPLACE MACRO temperature_from_k(x, units) AS CASE units

@@ -10,7 +10,7 @@ WITH per_model AS (
   WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units')) ORDER BY model), getvariable('aggs')) AS stats
+SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
 FROM per_model
 GROUP BY period
 ORDER BY period
