@@ -95,9 +95,9 @@ CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, hi
     FROM months WHERE r IS NOT NULL
   ),
   ends AS (
-    SELECT model, period, ym, 0 AS pos, head AS len, whole FROM m WHERE n > 0
+    SELECT model, period, ym, 0 AS pos, head AS len, whole FROM m WHERE n > 0 AND agg <> 'monthly'
     UNION ALL
-    SELECT model, period, ym, 1 AS pos, tail AS len, false AS whole FROM m WHERE n > 0 AND NOT whole
+    SELECT model, period, ym, 1 AS pos, tail AS len, false AS whole FROM m WHERE n > 0 AND NOT whole AND agg <> 'monthly'
   ),
   linked AS (
     SELECT model, period, ym, pos, len,
@@ -115,10 +115,14 @@ CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, hi
   inner_runs AS (
     SELECT model, period, sum(n) AS n, max(longest) AS longest,
            sum(CASE WHEN whole THEN 0 ELSE runs5 - (head >= 5)::INTEGER - (tail >= 5)::INTEGER END) AS runs5
-    FROM m GROUP BY model, period
+    FROM m WHERE agg <> 'monthly' GROUP BY model, period
   )
   SELECT i.model, i.period, i.n, greatest(i.longest, coalesce(e.longest, 0)) AS longest, i.runs5 + coalesce(e.runs5, 0) AS runs5
-  FROM inner_runs AS i LEFT JOIN edges AS e USING (model, period);
+  FROM inner_runs AS i LEFT JOIN edges AS e USING (model, period)
+  WHERE agg <> 'monthly'
+  -- A month is its own period: its summary is the answer, with no runs to join.
+  UNION ALL
+  SELECT model, period, n, longest, runs5 FROM m WHERE agg = 'monthly';
 
 -- The days the templates reduce. An offset year is kept only where the model has data in both of
 -- its calendar years (as the original); that check costs a second pass, so only offset_yearly pays
