@@ -5,13 +5,14 @@ DATA_DIR ?= data/build
 STAMP := node_modules/.npm-ci-stamp
 TSX := node_modules/.bin/tsx
 
-.PHONY: help setup run test data user bench bench-layout typecheck ingest bench-ingest
+.PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest
 
 help:
 	@echo "make run    - set up (npm ci, default data) when needed, then serve on PORT (default 8080)"
 	@echo "make test   - type-check and run the test suite"
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
+	@echo "make summaries - rewrite the per-cell summaries of DATA_DIR (after upgrading the service)"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
@@ -38,6 +39,9 @@ test: typecheck
 
 data: $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
+
+summaries: $(STAMP)
+	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/summaries.ts
 
 user: $(STAMP)
 	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts

@@ -84,13 +84,20 @@ describe('GET /api/climate-data/{city}/{scenario}/', () => {
 
   it('answers every-model requests from the ensemble summary with the values of a reduction of the days', async () => {
     // The suite's build has 3 of the dataset's models: naming them reduces the days per request,
-    // omitting models reads the ensemble summary. Both must print the same text for every value.
+    // omitting models reads the ensemble summaries (JSON text per year; numbers for CSV and Arrow).
+    // Both must send the same text for every value.
+    const dataText = (text: string) => text.slice(text.indexOf('"data":'));
     for (const agg of ['avg', 'min', 'max']) {
-      const ensemble = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052`).expect(200);
-      const days = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052&models=MIROC5,CCSM4,ACCESS1-0`).expect(200);
+      const ensemble = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050,2052&variables=pr,tasmax`).expect(200);
+      const days = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050,2052&variables=pr,tasmax&models=MIROC5,CCSM4,ACCESS1-0`).expect(200);
       expect(days.body.climate_models).toHaveLength(3);
       expect(ensemble.body.climate_models.length).toBeGreaterThan(3);
-      expect(JSON.stringify(ensemble.body.data)).toBe(JSON.stringify(days.body.data));
+      expect(Object.keys(ensemble.body.data)).toEqual(['2050', '2052']);
+      expect(dataText(ensemble.text)).toBe(dataText(days.text));
+      const csv = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052&format=csv`).expect(200);
+      const csvDays = await get(`/api/climate-data/${NYC}/RCP85/?agg=${agg}&years=2050:2052&format=csv&models=MIROC5,CCSM4,ACCESS1-0`).expect(200);
+      expect(csv.text.split('\n').length).toBeGreaterThan(3 * 3 * 365);
+      expect(csv.text).toBe(csvDays.text);
       expect(ensemble.body.data['2052'].pr.filter((v: number | null) => v !== null)).toHaveLength(366);
     }
   });

@@ -210,3 +210,9 @@ CREATE OR REPLACE MACRO historic_daily_tasmax(file, first_year, last_year) AS TA
   FROM read_parquet(file)
   WHERE year(date) BETWEEN first_year AND last_year AND tasmax IS NOT NULL
   GROUP BY slot;
+
+-- One year's daily values (float32, in date order) as the JSON array the raw data endpoint sends:
+-- the shortest decimal that reads back as the same float32, null where no model has a value, and
+-- 366 entries (a null 366th in years of 365 days). Written into the ensemble_json summary at build.
+CREATE OR REPLACE MACRO json_day_array(vals) AS
+  '[' || array_to_string(list_resize(list_transform(vals, v -> CASE WHEN isfinite(v) THEN CAST(v AS VARCHAR) ELSE 'null' END), 366, 'null'), ',') || ']';

@@ -4,10 +4,11 @@ import { HttpError } from '../http/errors.js';
 
 /**
  * Where a (dataset, scenario, cell) lives in a data build: its days (`climate/`, what the build or
- * ingest writes) and two summaries derived from them (`monthly/` per model and month, `ensemble/`
- * per day across all models; see sql/build/). All three share the cell's path below the root.
+ * ingest writes) and the summaries derived from them (`monthly/` per model and month, `ensemble/`
+ * per day across all models, `ensemble_json/` the same as JSON text per year; see sql/build/).
+ * All share the cell's path below the root.
  */
-export const CELL_TREES = ['climate', 'monthly', 'ensemble'] as const;
+export const CELL_TREES = ['climate', 'monthly', 'ensemble', 'ensemble_json'] as const;
 export type CellTree = (typeof CELL_TREES)[number];
 
 export function cellPath(dataDir: string, tree: CellTree, dataset: string, scenario: string, cellId: number): string {
@@ -27,7 +28,7 @@ export function climateFile(dataDir: string, dataset: string, scenario: string, 
 export function summaryFile(dataDir: string, tree: Exclude<CellTree, 'climate'>, dataset: string, scenario: string, cellId: number): string {
   const file = cellPath(dataDir, tree, dataset, scenario, cellId);
   if (!fs.existsSync(file)) {
-    throw new HttpError(503, `The data build has no ${tree} summaries for this map cell: it is older than the service. Rebuild it with \`make data\` (or re-run \`make ingest\`).`);
+    throw new HttpError(503, `The data build has no ${tree} summaries for this map cell: it is older than the service. Write them with \`make summaries\`, or rebuild with \`make data\`.`);
   }
   return file;
 }

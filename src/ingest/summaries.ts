@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { cellPath } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 
@@ -14,7 +14,7 @@ export interface CellRef {
 const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
 
 /**
- * (Re)writes the monthly and ensemble summaries of one cell and scenario from its daily file (and,
+ * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its daily file (and,
  * for the heat-wave series, the cell's historical file). Call it whenever a daily file changes;
  * the historical scenario's summaries must be written before the other scenarios' of the cell.
  * Each file is written beside its target and renamed over it, so readers see the old or the new.
@@ -32,10 +32,12 @@ export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, 
     has_historic: hasHistoric,
     ranges,
   }, { ranges: LIST(RANGE) });
-  await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId), { file });
+  const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
+  await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
+  await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
 }
 
-/** The macros the summaries use (run_summary, in_date_order): sql/indicators/macros.sql. */
+/** The macros the summaries use (run_summary, in_date_order, json_day_array): sql/indicators/macros.sql. */
 export async function loadSummaryMacros(conn: DuckDBConnection) {
   await conn.run(sqlFile('indicators/macros.sql'));
 }
@@ -46,4 +48,56 @@ async function copyAtomically(conn: DuckDBConnection, select: string, target: st
   // COPY takes no parameter for its target; the path is the build's own, not user input.
   await conn.run(`COPY (${select}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)`, params as never, types as never);
   fs.renameSync(tmp, target);
+}
+
+/** The historic ranges of a data build's catalog, for the heat-wave series of the summaries. */
+export async function historicRanges(conn: DuckDBConnection, dataDir: string): Promise<{ start_year: number; end_year: number }[]> {
+  const file = path.join(dataDir, 'catalog', 'historic_range.parquet');
+  const reader = await conn.runAndReadAll(`SELECT start_year::INTEGER AS start_year, end_year::INTEGER AS end_year FROM read_parquet($file) ORDER BY start_year`, { file });
+  return reader.getRowObjectsJS() as { start_year: number; end_year: number }[];
+}
+
+/**
+ * (Re)writes the summaries of every cell of a data build, `workers` cells at a time (each on its
+ * own connection; one cell's queries use little parallelism): what a build made by an older
+ * version of the service needs. Historical first within each cell. Returns the partitions written.
+ */
+export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, workers: number, progress: (done: number, total: number) => void): Promise<number> {
+  const first = await db.connect();
+  await loadSummaryMacros(first);
+  const ranges = await historicRanges(first, dataDir);
+  first.closeSync();
+  const cells: CellRef[][] = [];
+  const climate = path.join(dataDir, 'climate');
+  for (const dataset of fs.existsSync(climate) ? fs.readdirSync(climate).sort() : []) {
+    const byCell = new Map<number, string[]>();
+    for (const scenario of fs.readdirSync(path.join(climate, dataset)).sort()) {
+      for (const name of fs.readdirSync(path.join(climate, dataset, scenario))) {
+        const m = /^(\d+)\.parquet$/.exec(name);
+        if (m) byCell.set(Number(m[1]), [...(byCell.get(Number(m[1])) ?? []), scenario]);
+      }
+    }
+    for (const [cellId, scenarios] of byCell) {
+      const order = (s: string) => (s === 'historical' ? 0 : 1);
+      cells.push(scenarios.sort((a, b) => order(a) - order(b)).map((scenario) => ({ dataDir, dataset, scenario, cellId })));
+    }
+  }
+  const total = cells.reduce((n, c) => n + c.length, 0);
+  let done = 0;
+  let next = 0;
+  const worker = async () => {
+    const conn = await db.connect();
+    try {
+      while (next < cells.length) {
+        for (const cell of cells[next++]!) {
+          await writeCellSummaries(conn, cell, ranges);
+          progress(++done, total);
+        }
+      }
+    } finally {
+      conn.closeSync();
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return done;
 }

@@ -14,7 +14,7 @@ import { extractFile, type ExtractContext } from './extract.js';
 import { IngestError } from './ingestError.js';
 import { Staging, type SourceKey } from './staging.js';
 import { cellPath } from '../../climate/files.js';
-import { loadSummaryMacros, writeCellSummaries } from '../summaries.js';
+import { historicRanges, loadSummaryMacros, writeCellSummaries } from '../summaries.js';
 import { isAlive } from '../build.js';
 
 export { IngestError };
@@ -231,10 +231,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     // The summaries the service reads beside the days (src/ingest/summaries.ts): for every rebuilt
     // partition, and for every scenario of a cell whose historical days changed (their heat-wave
     // summaries use its climatology); historical first.
-    const ranges = await readRows<{ start_year: number; end_year: number }>(
-      conn,
-      `SELECT start_year::INTEGER AS start_year, end_year::INTEGER AS end_year FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'historic_range.parquet'))}) ORDER BY start_year`,
-    );
+    const ranges = await historicRanges(conn, dataDir);
     const refresh = new Set<string>();
     for (const p of partitions) {
       const scenarios = p.scenario === 'historical' ? SCENARIOS.map((x) => x.name) : [p.scenario];
@@ -250,7 +247,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       await writeCellSummaries(conn, { dataDir, dataset: opts.dataset, scenario, cellId }, ranges);
       if (++summarised % 100 === 0) log(`${stamp()} summaries ${summarised}/${summaries.length}`);
     }
-    log(`${stamp()} wrote the monthly and ensemble summaries of ${summarised} partitions`);
+    log(`${stamp()} wrote the summaries of ${summarised} partitions`);
 
     // 3. The catalog's map cells, then the manifest.
     const known = new Set(

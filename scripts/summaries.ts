@@ -1,0 +1,36 @@
+/**
+ * `make summaries`: (re)writes the per-cell summaries (monthly, ensemble, ensemble_json) of every
+ * cell in DATA_DIR from its daily files, in place. For a data build made by an older version of the
+ * service (the server answers 503 naming this command): much faster than `make data`, and it keeps
+ * data that `make ingest` added. Each file is replaced atomically, so a server may keep running.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { ROOT } from '../src/config.js';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { writeAllSummaries } from '../src/ingest/summaries.js';
+
+const dataDir = path.resolve(process.env.DATA_DIR || path.join(ROOT, 'data', 'build'));
+if (!fs.existsSync(path.join(dataDir, 'manifest.json'))) {
+  console.error(`No data build in ${dataDir}: build one with \`make data\` (it writes the summaries too), or set DATA_DIR.`);
+  process.exit(2);
+}
+const started = Date.now();
+const db = await openDuckDB({ threads: os.availableParallelism(), memoryLimit: '2GB' });
+try {
+  let last = 0;
+  const written = await writeAllSummaries(db, dataDir, Math.min(4, Math.max(2, os.availableParallelism())), (done, total) => {
+    if (done === total || Date.now() - last > 5000) {
+      last = Date.now();
+      console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] summaries ${done}/${total} partitions`);
+    }
+  });
+  console.log(`Wrote the summaries of ${written} partitions in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+} catch (err) {
+  console.error(`Writing the summaries failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error('Every summary file holds its previous or its new contents; fix the problem and run `make summaries` again.');
+  process.exit(1);
+} finally {
+  db.closeSync();
+}
