@@ -2,7 +2,7 @@
 -- (273.15 K - daily mean temperature), a running total floored at 0; units are a temperature difference.
 WITH d AS (
   SELECT period, model, date, 273.15 - (tasmax + tasmin) / 2 AS cold
-  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   WHERE tasmax IS NOT NULL AND tasmin IS NOT NULL
 ),
 totals AS (

@@ -5,7 +5,7 @@ WITH baseline AS (
 ),
 per_model AS (
   SELECT period, model, count(*) FILTER (WHERE tasmax > baseline.threshold) AS value
-  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')), baseline
+  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')), baseline
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats

@@ -11,7 +11,7 @@ per_model AS (
   FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'heat', getvariable('historic_start'))
   UNION ALL
   SELECT period, model, coalesce(list_max(run_lengths(in_date_order(list({'date': d.date, 'flag': tasmax > norm + 5})))), 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')) AS d
+  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')) AS d
   JOIN norms ON norms.slot = dayofyear(d.date) - 1
   WHERE tasmax IS NOT NULL AND NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model

@@ -15,7 +15,9 @@ CREATE OR REPLACE MACRO period_id(agg, d, spans) AS CASE agg
   WHEN 'monthly' THEN year(d) * 100 + month(d)
   WHEN 'quarterly' THEN year(d) * 10 + quarter(d)
   WHEN 'offset_yearly' THEN year(d) - (dayofyear(d) <= 180)::INTEGER
-  WHEN 'custom' THEN year(d) * 1000 + span_of(month(d) * 100 + day(d), spans)
+  -- A day's span is looked up by month * 100 + day in a list made once per query from the spans
+  -- (a constant), not searched for on every day.
+  WHEN 'custom' THEN year(d) * 1000 + list_transform(range(0, 1232), md -> span_of(md, spans))[month(d) * 100 + day(d) + 1]
 END;
 
 -- The API's period keys: 2050, 2050-03, 2050-Q1, 2050-2051, 2050-01 (custom: the span's number).
@@ -124,19 +126,21 @@ CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, hi
   UNION ALL
   SELECT model, period, n, longest, runs5 FROM m WHERE agg = 'monthly';
 
--- The days the templates reduce. An offset year is kept only where the model has data in both of
--- its calendar years (as the original); that check costs a second pass, so only offset_yearly pays
--- it (the branch whose constant condition is false is removed before execution).
-CREATE OR REPLACE MACRO indicator_days(file, models, years, agg, spans) AS TABLE
-  SELECT * FROM cell_days(file, models, years, agg, spans)
-  WHERE agg <> 'offset_yearly' AND period IS NOT NULL
-  UNION ALL
+-- The (model, year) pairs that start an offset year: the model has data in both calendar years
+-- (as the original), read from the monthly summaries, which have a row for every month with days.
+CREATE OR REPLACE MACRO offset_years(monthly_file, years) AS TABLE
+  SELECT model, year FROM (
+    SELECT model, year, lead(year) OVER (PARTITION BY model ORDER BY year) AS next
+    FROM (SELECT DISTINCT model, year FROM read_parquet(monthly_file) WHERE list_contains(years, year)))
+  WHERE next = year + 1;
+
+-- The days the templates reduce, each with its period id; offset years only where they are whole.
+-- The offset check is pruned unless the time aggregation is offset_yearly; cell_days is expanded
+-- once, as binding it (not scanning) is a good part of a small query's time.
+CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, spans) AS TABLE
   SELECT d.* FROM cell_days(file, models, years, agg, spans) AS d
-  JOIN (SELECT DISTINCT model, year FROM cell_days(file, models, years, agg, spans)) AS first
-    ON first.model = d.model AND first.year = d.period
-  JOIN (SELECT DISTINCT model, year FROM cell_days(file, models, years, agg, spans)) AS second
-    ON second.model = d.model AND second.year = d.period + 1
-  WHERE agg = 'offset_yearly';
+  WHERE period IS NOT NULL
+    AND (agg <> 'offset_yearly' OR period IN (SELECT year FROM offset_years(monthly_file, years) AS o WHERE o.model = d.model));
 
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).

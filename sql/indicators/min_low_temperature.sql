@@ -6,7 +6,7 @@ WITH per_model AS (
   GROUP BY period, model
   UNION ALL
   SELECT period, model, min(tasmin) AS value
-  FROM indicator_days(getvariable('file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
   WHERE NOT whole_months(getvariable('time_aggregation'))
   GROUP BY period, model
 )
