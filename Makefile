@@ -4,6 +4,9 @@ SHELL := /bin/bash
 DATA_DIR ?= data/build
 STAMP := node_modules/.npm-ci-stamp
 TSX := node_modules/.bin/tsx
+# The server's Node options. A capped V8 heap collects sooner, which also frees the native memory of
+# DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
+SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
 .PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest
 
@@ -29,7 +32,7 @@ $(DATA_DIR)/manifest.json: | $(STAMP)
 setup: $(STAMP) $(DATA_DIR)/manifest.json
 
 run: setup
-	DATA_DIR="$(DATA_DIR)" $(TSX) src/server.ts
+	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) src/server.ts
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json
@@ -47,7 +50,7 @@ user: $(STAMP)
 	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts
 
 bench: setup
-	DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
+	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
 	$(TSX) bench/ingest.ts
 
 bench-layout: setup

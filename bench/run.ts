@@ -31,8 +31,10 @@ async function freePort(): Promise<number> {
 }
 
 function startServer(env: NodeJS.ProcessEnv): ChildProcess {
-  // node + tsx loader directly, so that the child's pid is the server's own.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  // node + tsx loader directly, so that the child's pid is the server's own; with the Node options
+  // `make run` gives the server (SERVER_NODE_OPTIONS in the Makefile).
+  const nodeOptions = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -117,6 +119,8 @@ async function main() {
     if (formats.length > 0) printFormats(formats);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
+    const setting = (name: string) => process.env[name] ?? 'default';
+    console.log(`server settings: DUCKDB_THREADS ${setting('DUCKDB_THREADS')}, QUERY_CONCURRENCY ${setting('QUERY_CONCURRENCY')}, Node options '${process.env.SERVER_NODE_OPTIONS ?? ''}'`);
     // The cost of the request log and metrics (bench/ops.ts); BENCH_ONLY=ops runs only this.
     const opsOverhead = !ONLY || ONLY === 'ops' ? await measureOpsOverhead({ env, token, duration: DURATION, freePort, startServer, waitReady, runLoad }, catalog) : [];
     if (opsOverhead.length > 0) printOpsOverhead(opsOverhead);

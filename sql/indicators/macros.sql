@@ -147,7 +147,7 @@ CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, s
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).
 CREATE OR REPLACE MACRO np_interpolate(s, idx) AS
-  s[floor(idx)::INTEGER + 1] * (1.0 - (idx - floor(idx))) + s[least(floor(idx)::INTEGER + 2, len(s))] * (idx - floor(idx));
+  list_transform([{'lo': floor(idx)::INTEGER, 'w': idx - floor(idx)}], x -> s[x.lo + 1] * (1.0 - x.w) + s[least(x.lo + 2, len(s))] * x.w)[1];
 CREATE OR REPLACE MACRO np_percentile(vals, q) AS
   list_transform([list_sort(vals)::DOUBLE[]], s -> np_interpolate(s, (q::DOUBLE / 100.0) * (len(s) - 1)))[1];
 

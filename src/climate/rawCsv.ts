@@ -18,9 +18,9 @@ export const RAW_CSV_COLUMNS = ['location', 'dataset', 'scenario', 'units', 'dat
  * of common years is not a day at all. Values print as the JSON does: the shortest decimal of the
  * stored float32.
  */
-export function dailyDataCsv(cols: DailyColumns | undefined, variables: Variable[], agg: string, labels: TableLabels): string {
+export function dailyDataCsv(cols: DailyColumns | undefined, variables: Variable[], agg: string, labels: TableLabels): string[] {
   const header = RAW_CSV_COLUMNS.join(',') + '\n';
-  if (!cols) return header;
+  if (!cols) return [header];
   const dates = dateTexts(cols);
   const parts: string[] = [header];
   for (const v of variables) {
@@ -33,7 +33,7 @@ export function dailyDataCsv(cols: DailyColumns | undefined, variables: Variable
       if (hasValue(value)) parts.push(lead + dates[i] + mid + float32Text(value) + '\n');
     }
   }
-  return parts.join('');
+  return parts;
 }
 
 /** `YYYY-MM-DD` of each row. */

@@ -61,20 +61,20 @@ export function queryRawDataText(pool: QueryPool, q: RawDataQuery): Promise<Dail
 }
 
 /**
- * The JSON `data` of an every-model request, `{"<year>": {"<variable>": [366 values]}}`, put
- * together from the cell's ensemble_json summary, which holds each year's arrays as text already.
- * `file` is that summary; the text is the same as dailyDataJson prints (tested).
+ * The members of the JSON `data` of an every-model request, `"<year>": {"<variable>": [366 values]}`
+ * each, put together from the cell's ensemble_json summary, which holds each year's arrays as text
+ * already. `file` is that summary; the text is the same as dailyDataJson prints (tested).
  */
-export async function queryEnsembleJson(pool: QueryPool, q: { file: string; years: number[]; variables: Variable[]; agg: RawAgg }): Promise<string> {
+export async function queryEnsembleJson(pool: QueryPool, q: { file: string; years: number[]; variables: Variable[]; agg: RawAgg }): Promise<string[]> {
   // Column names from the allow-lists VARIABLES and RAW_AGGS only.
   const sql = sqlFile('climate/raw_ensemble_json.sql').replace('{{columns}}', q.variables.map((v) => `${v}_${q.agg} AS ${v}`).join(', '));
   const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, { file: q.file, years: listValue(q.years) } as never)).getColumnsJS() as unknown[][]);
   const years = cols[0] as number[];
-  return `{${years.map((year, i) => `"${year}":{${q.variables.map((v, k) => `"${v}":${(cols[k + 1] as string[])[i]}`).join(',')}}`).join(',')}}`;
+  return years.map((year, i) => `"${year}":{${q.variables.map((v, k) => `"${v}":${(cols[k + 1] as string[])[i]}`).join(',')}}`);
 }
 
-/** `{"<year>": {"<variable>": [366 values]}}`: null where no model has a value, and at slot 365 of non-leap years. */
-export function dailyDataJson(cols: DailyColumns<string>, variables: Variable[]): string {
+/** The members of `{"<year>": {"<variable>": [366 values]}}`: null where no model has a value, and at slot 365 of non-leap years. */
+export function dailyDataJson(cols: DailyColumns<string>, variables: Variable[]): string[] {
   const parts: string[] = [];
   let i = 0;
   const n = cols.year.length;
@@ -91,5 +91,5 @@ export function dailyDataJson(cols: DailyColumns<string>, variables: Variable[])
     }
     parts.push(`"${year}":{${variables.map((v, k) => `"${v}":[${slots[k]!.join(',')}]`).join(',')}}`);
   }
-  return `{${parts.join(',')}}`;
+  return parts;
 }

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
 import { queryFields } from '../http/queryParams.js';
-import { negotiateFormat, sendTable } from '../http/format.js';
+import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
@@ -50,20 +50,17 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
       const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
       return sendTable(res, format, labels.fileStem, body);
     }
-    let data = '{}';
+    let yearMembers: string[] = [];
     if (source?.kind === 'ensemble') {
       const file = summaryFile(catalog.dataDir, 'ensemble_json', dataset.name, scenario.name, location.cellId);
-      data = await queryEnsembleJson(queries, { file, years, variables, agg });
+      yearMembers = await queryEnsembleJson(queries, { file, years, variables, agg });
     } else if (source) {
-      data = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
+      yearMembers = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
     }
-    res
-      .vary('Accept')
-      .type('application/json')
-      .send(
-        `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
-          `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":${data}}`,
-      );
+    const head =
+      `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
+      `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":{`;
+    sendPieces(res.vary('Accept').type('application/json'), [head, ...yearMembers.map((y, i) => (i > 0 ? ',' : '') + y), '}}']);
   }
 
   router.get('/api/climate-data/:city/:scenario/', throttle, async (req, res) => {

@@ -46,7 +46,16 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
 /** What each pooled connection's variables hold now: a SET costs ~0.6 ms, so unchanged ones are skipped. */
 const current = new WeakMap<DuckDBConnection, Map<string, string>>();
 
-async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
+/** The variables a template reads: a SET it does not need is time lost (file names change per cell). */
+const used = new Map<string, Set<string>>();
+function variablesOf(template: string): Set<string> {
+  let names = used.get(template);
+  if (!names) used.set(template, (names = new Set([...template.matchAll(/getvariable\('(\w+)'\)/g)].map((m) => m[1]!))));
+  return names;
+}
+
+async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
+  const wanted = variablesOf(template);
   let held = current.get(conn);
   if (!held) current.set(conn, (held = new Map()));
   const set = async (name: string, sql: string, value: DuckDBValue, key: string) => {
@@ -56,12 +65,14 @@ async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
     held.set(name, key);
   };
   for (const [name, value, type] of variables(r)) {
+    if (!wanted.has(name)) continue;
     // The name is from the fixed list above; the value is always a bound parameter.
     const items = (value as { items?: unknown[] } | null)?.items;
     const cast = Array.isArray(items) || name === 'models' || name === 'years' || name === 'aggs' ? `::${type.toString()}[]` : `::${type.toString()}`;
     await set(name, `SET VARIABLE ${name} = $1${cast}`, value, JSON.stringify(items ?? value));
   }
   // Spans are a list of structs, which is simplest to bind as JSON text.
+  if (!wanted.has('spans')) return;
   const spans = JSON.stringify(r.spans);
   await set('spans', 'SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]', spans, spans);
 }
@@ -70,7 +81,7 @@ async function setVariables(conn: DuckDBConnection, r: IndicatorRequest) {
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[]> {
   const sql = sqlFile(`indicators/${r.name}.sql`);
   return pool.run(async (conn) => {
-    await setVariables(conn, r);
+    await setVariables(conn, r, sql);
     const reader = await conn.runAndReadAll(sql);
     return (reader.getRowsJS() as [string, { entries: { key: string; value: number | null }[] } | unknown][]).map(([period, stats]) => ({
       period,
