@@ -27,7 +27,7 @@ const envSchema = z.object({
   /**
    * Threads per DuckDB query. The service's queries are small (binding them costs more than
    * scanning), so it runs several single-threaded queries at once rather than one on every core:
-   * on 2 cores, 1 thread x 4 queries served frost_days at 150-210 req/s, 2 x 3 at 105-127 (make bench).
+   * on 2 cores, 1 thread x 4 queries served frost_days at 139-208 req/s, 2 x 3 at 105-127 (make bench).
    */
   DUCKDB_THREADS: z.coerce.number().int().min(1).default(1),
   DUCKDB_MEMORY_LIMIT: z.string().default('1GB'),
