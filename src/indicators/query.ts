@@ -1,4 +1,4 @@
-import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
@@ -45,6 +45,16 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
 
 /** What each pooled connection's variables hold now: a SET costs ~0.6 ms, so unchanged ones are skipped. */
 const current = new WeakMap<DuckDBConnection, Map<string, string>>();
+/** Each connection's prepared SET statements: binding and running one again costs 0.12 ms, preparing it 0.44. */
+const prepared = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+
+async function preparedSet(conn: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  let statements = prepared.get(conn);
+  if (!statements) prepared.set(conn, (statements = new Map()));
+  let statement = statements.get(sql);
+  if (!statement) statements.set(sql, (statement = await conn.prepare(sql)));
+  return statement;
+}
 
 /** The variables a template reads: a SET it does not need is time lost (file names change per cell). */
 const used = new Map<string, Set<string>>();
@@ -61,7 +71,9 @@ async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, templat
   const set = async (name: string, sql: string, value: DuckDBValue, key: string) => {
     if (held.get(name) === key) return;
     held.delete(name);
-    await conn.run(sql, [value]);
+    const statement = await preparedSet(conn, sql);
+    statement.bind([value]);
+    await statement.run();
     held.set(name, key);
   };
   for (const [name, value, type] of variables(r)) {
