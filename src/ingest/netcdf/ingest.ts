@@ -15,6 +15,7 @@ import { IngestError } from './ingestError.js';
 import { Staging, type SourceKey } from './staging.js';
 import { cellPath } from '../../climate/files.js';
 import { historicRanges, loadSummaryMacros, writeCellSummaries } from '../summaries.js';
+import { forEachOnConnections } from '../../db/workers.js';
 import { isAlive } from '../build.js';
 
 export { IngestError };
@@ -207,26 +208,15 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     log(`${stamp()} rebuilding ${partitions.length} partitions`);
     const withData = new Set<number>();
     let written = 0;
-    let nextPartition = 0;
     // Two rebuilds at a time: each is a small query and a small file, dominated by fixed costs.
-    const worker = async () => {
-      const wconn = await staging.connect();
-      try {
-        while (nextPartition < partitions.length) {
-          const n = nextPartition++;
-          const p = partitions[n]!;
-          const file = path.join(dataDir, 'climate', opts.dataset, p.scenario, `${p.cellId}.parquet`);
-          if ((await staging.rebuild(file, p, wconn)) > 0) {
-            withData.add(p.cellId);
-            written++;
-          }
-          if ((n + 1) % 250 === 0) log(`${stamp()} partitions ${n + 1}/${partitions.length}`);
-        }
-      } finally {
-        wconn.closeSync();
+    await forEachOnConnections(partitions, 2, () => staging.connect(), async (wconn, p, n) => {
+      const file = path.join(dataDir, 'climate', opts.dataset, p.scenario, `${p.cellId}.parquet`);
+      if ((await staging.rebuild(file, p, wconn)) > 0) {
+        withData.add(p.cellId);
+        written++;
       }
-    };
-    await Promise.all([worker(), worker()]);
+      if ((n + 1) % 250 === 0) log(`${stamp()} partitions ${n + 1}/${partitions.length}`);
+    });
 
     // The summaries the service reads beside the days (src/ingest/summaries.ts): for every rebuilt
     // partition, and for every scenario of a cell whose historical days changed (their heat-wave
