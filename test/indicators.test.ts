@@ -375,6 +375,35 @@ describe('whole-month periods from the monthly summaries', () => {
     expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
   });
 
+  it('join_runs of the stretches\' run summaries equals run_summary of all their days, for any split', async () => {
+    // Random flag lists cut into stretches, some empty and some all true (a whole dry month), as
+    // period_runs joins months. Deterministic pseudo-random numbers, so a failure repeats.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const cases = Array.from({ length: 300 }, () => {
+      const stretches = Array.from({ length: 1 + Math.floor(random() * 6) }, () => {
+        const kind = random();
+        const len = Math.floor(random() * 12);
+        return Array.from({ length: kind < 0.15 ? 0 : len }, () => kind < 0.35 || random() < 0.6);
+      });
+      return stretches;
+    });
+    const rows = await t.queries.run(async (conn) =>
+      (
+        await conn.runAndReadAll(
+          `SELECT to_json(run_summary(flatten(c))) = to_json(list_reduce(list_transform(c, s -> run_summary(s)), (a, b) -> join_runs(a, b))) AS same,
+                  to_json(run_summary(flatten(c))) AS want
+           FROM (SELECT unnest($cases::BOOLEAN[][][]) AS c)`,
+          { cases: JSON.stringify(cases) } as never,
+        )
+      ).getRowObjectsJS(),
+    );
+    expect(rows).toHaveLength(300);
+    expect(rows.filter((r) => !r.same)).toEqual([]);
+    // The cases have whole-true stretches joining runs, and runs of 5 or more.
+    expect(rows.some((r) => JSON.parse(r.want as string).runs5 > 1)).toBe(true);
+  });
+
   it('the suite data has dry runs that cross month boundaries, so the joins of month ends are exercised', async () => {
     // For one model, a quarter whose longest dry run exceeds the longest of each of its months
     // holds a run that crosses a month boundary.

@@ -81,51 +81,37 @@ CREATE OR REPLACE MACRO run_summary(flags) AS {
   'runs5': coalesce(len(list_filter(run_lengths(flags), r -> r >= 5)), 0)
 };
 
+-- Two consecutive stretches of days, each a run summary, as one: the tail run of the first and the
+-- head run of the second join. A stretch whose flags are all true (head = n) joins the runs on
+-- either side; a month without days (n = 0) is transparent.
+CREATE OR REPLACE MACRO join_runs(a, b) AS {
+  'n': a.n + b.n,
+  'head': CASE WHEN a.head = a.n THEN a.n + b.head ELSE a.head END,
+  'tail': CASE WHEN b.tail = b.n THEN b.n + a.tail ELSE b.tail END,
+  'longest': greatest(a.longest, b.longest, a.tail + b.head),
+  'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
+};
+
 -- Per model and period, from the months' run summaries of one series ('dry': pr = 0, 'not_wet':
 -- not pr > 0, 'heat': tasmax more than 5 K above the historic daily mean of the range starting in
 -- historic_start): the days counted (n), the longest run and the runs of 5 or more days, exactly as
--- if the period's days were one list. A month whose flags are all true joins the runs on either
--- side; a run crossing a month boundary is the tail of one month, whole months, and the head of
--- the next month that has days.
+-- if the period's days were one list: the months' summaries joined in date order (join_runs).
 CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, historic_start) AS TABLE
   WITH months AS (
     SELECT model, period, year * 12 + month AS ym,
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
     FROM month_rows(monthly_file, models, years, agg)
-  ),
-  m AS (
-    SELECT model, period, ym, r.n AS n, r.head AS head, r.tail AS tail, r.longest AS longest, r.runs5 AS runs5, r.head = r.n AS whole
-    FROM months WHERE r IS NOT NULL
-  ),
-  ends AS (
-    SELECT model, period, ym, 0 AS pos, head AS len, whole FROM m WHERE n > 0 AND agg <> 'monthly'
-    UNION ALL
-    SELECT model, period, ym, 1 AS pos, tail AS len, false AS whole FROM m WHERE n > 0 AND NOT whole AND agg <> 'monthly'
-  ),
-  linked AS (
-    SELECT model, period, ym, pos, len,
-           coalesce(pos = 0 AND len > 0 AND lag(len) OVER w > 0 AND (lag(pos) OVER w = 1 OR lag(whole) OVER w), false) AS continues
-    FROM ends WINDOW w AS (PARTITION BY model, period ORDER BY ym, pos)
-  ),
-  edge_runs AS (
-    SELECT model, period, sum(len) AS len
-    FROM (SELECT *, sum((NOT continues)::INTEGER) OVER (PARTITION BY model, period ORDER BY ym, pos ROWS UNBOUNDED PRECEDING) AS run FROM linked)
-    GROUP BY model, period, run
-  ),
-  edges AS (
-    SELECT model, period, max(len) AS longest, count(*) FILTER (WHERE len >= 5) AS runs5 FROM edge_runs GROUP BY model, period
-  ),
-  inner_runs AS (
-    SELECT model, period, sum(n) AS n, max(longest) AS longest,
-           sum(CASE WHEN whole THEN 0 ELSE runs5 - (head >= 5)::INTEGER - (tail >= 5)::INTEGER END) AS runs5
-    FROM m WHERE agg <> 'monthly' GROUP BY model, period
   )
-  SELECT i.model, i.period, i.n, greatest(i.longest, coalesce(e.longest, 0)) AS longest, i.runs5 + coalesce(e.runs5, 0) AS runs5
-  FROM inner_runs AS i LEFT JOIN edges AS e USING (model, period)
-  WHERE agg <> 'monthly'
-  -- A month is its own period: its summary is the answer, with no runs to join.
+  SELECT model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
+  FROM (
+    SELECT model, period, list_reduce(list_transform(list_sort(list({'ym': ym, 'r': r})), x -> x.r), (a, b) -> join_runs(a, b)) AS r
+    FROM months WHERE r IS NOT NULL AND agg <> 'monthly'
+    GROUP BY model, period
+  )
+  -- A month is its own period: its summary is the answer, with nothing to join (and no list to
+  -- build per month, which measured 2.5x slower).
   UNION ALL
-  SELECT model, period, n, longest, runs5 FROM m WHERE agg = 'monthly';
+  SELECT model, period, r.n, r.longest, r.runs5 FROM months WHERE r IS NOT NULL AND agg = 'monthly';
 
 -- The (model, year) pairs that start an offset year: the model has data in both calendar years
 -- (as the original), read from the monthly summaries, which have a row for every month with days.
