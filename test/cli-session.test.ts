@@ -82,3 +82,25 @@ describe('the templates in a DuckDB CLI session', () => {
     expect(cli, JSON.stringify([cli, res.body.data])).toEqual(res.body.data);
   });
 });
+
+describe('month_cutting_days', () => {
+  it('has the columns and types of indicator_days whether it reads the days or not', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const settings = SESSION.replaceAll("'data/build/", `'${dataDir}/`).replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, '');
+    await runScript(conn, settings);
+    const columns = async (agg: string) => {
+      await conn.run(`SET VARIABLE time_aggregation = '${agg}'`);
+      return (await conn.runAndReadAll(`DESCRIBE FROM month_cutting_days(getvariable('time_aggregation'))`)).getRowObjectsJS().map((r) => `${r.column_name} ${r.column_type}`);
+    };
+    const days = (await conn.runAndReadAll(`DESCRIBE FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), 'custom', getvariable('spans'))`))
+      .getRowObjectsJS()
+      .map((r) => `${r.column_name} ${r.column_type}`);
+    expect(days).toContain('tasmin DOUBLE');
+    expect(await columns('yearly')).toEqual(days);
+    expect(await columns('custom')).toEqual(days);
+    expect((await conn.runAndReadAll(`SELECT count(*) AS n FROM month_cutting_days('monthly')`)).getRowObjectsJS()).toEqual([{ n: 0n }]);
+    conn.closeSync();
+    db.closeSync();
+  });
+});

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sqlFile } from '../src/db/sqlFiles.js';
+import { variablesOf } from '../src/indicators/query.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
@@ -373,6 +375,15 @@ describe('whole-month periods from the monthly summaries', () => {
     const monthly = await data(name, `${agg}&time_aggregation=monthly`);
     expect(Object.keys(monthly)).toHaveLength(36);
     expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+  });
+
+  it('the server sets the variables a template reads through its macros', () => {
+    // month_cutting_days names the days' variables in its query() text; leaving them unset would
+    // read another request's cell.
+    const frost = variablesOf(sqlFile('indicators/frost_days.sql'));
+    for (const name of ['file', 'monthly_file', 'models', 'years', 'time_aggregation', 'spans', 'aggs']) expect(frost).toContain(name);
+    expect(frost).not.toContain('threshold');
+    expect(variablesOf(sqlFile('indicators/total_precipitation.sql'))).not.toContain('historic_file');
   });
 
   it('join_runs of the stretches\' run summaries equals run_summary of all their days, for any split', async () => {

@@ -98,7 +98,8 @@ it('on SIGTERM finishes the requests in flight with 200, refuses new connections
   }
   const signalledAt = performance.now();
   server.child.kill('SIGTERM');
-  const exited = once(server.child, 'exit') as Promise<[number | null, string | null]>;
+  // 'close', not 'exit': the last log lines may still be in the pipe when the process has exited.
+  const exited = once(server.child, 'close') as Promise<[number | null, string | null]>;
 
   // Once the shutdown has started, a new connection is refused.
   for (let tries = 0; !server.lines.some((l) => l.msg === 'shutting down: finishing in-flight requests'); tries++) {
@@ -148,7 +149,7 @@ it('exits 1 when requests outlast SHUTDOWN_TIMEOUT_MS', async () => {
     await new Promise((r) => setTimeout(r, 5));
   }
   server.child.kill('SIGTERM');
-  const [code] = (await once(server.child, 'exit')) as [number | null];
+  const [code] = (await once(server.child, 'close')) as [number | null];
   expect(code).toBe(1);
   expect(server.lines.some((l) => l.msg === 'shutdown deadline passed: exiting with requests unfinished')).toBe(true);
   // The ones still queued were cut off.

@@ -5,8 +5,7 @@ WITH per_model AS (
   FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'dry', getvariable('historic_start'))
   UNION ALL
   SELECT period, model, len(list_filter(run_lengths(in_date_order(list({'date': date, 'flag': pr = 0}) FILTER (WHERE pr IS NOT NULL))), n -> n >= 5)) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
-  WHERE NOT whole_months(getvariable('time_aggregation'))
+  FROM month_cutting_days(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats

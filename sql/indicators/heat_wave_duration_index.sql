@@ -11,9 +11,9 @@ per_model AS (
   FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'heat', getvariable('historic_start'))
   UNION ALL
   SELECT period, model, coalesce(list_max(run_lengths(in_date_order(list({'date': d.date, 'flag': tasmax > norm + 5})))), 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')) AS d
+  FROM month_cutting_days(getvariable('time_aggregation')) AS d
   JOIN norms ON norms.slot = dayofyear(d.date) - 1
-  WHERE tasmax IS NOT NULL AND NOT whole_months(getvariable('time_aggregation'))
+  WHERE tasmax IS NOT NULL
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats

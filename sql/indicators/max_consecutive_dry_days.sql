@@ -5,8 +5,7 @@ WITH per_model AS (
   FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'not_wet', getvariable('historic_start'))
   UNION ALL
   SELECT period, model, coalesce(list_max(run_lengths(in_date_order(list({'date': date, 'flag': NOT (pr > 0)}) FILTER (WHERE pr IS NOT NULL)))), 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
-  WHERE NOT whole_months(getvariable('time_aggregation'))
+  FROM month_cutting_days(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats

@@ -6,8 +6,7 @@ WITH per_model AS (
   GROUP BY period, model
   UNION ALL
   SELECT period, model, max(tasmax) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
-  WHERE NOT whole_months(getvariable('time_aggregation'))
+  FROM month_cutting_days(getvariable('time_aggregation'))
   GROUP BY period, model
 )
 SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats

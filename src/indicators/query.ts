@@ -56,11 +56,36 @@ async function preparedSet(conn: DuckDBConnection, sql: string): Promise<DuckDBP
   return statement;
 }
 
-/** The variables a template reads: a SET it does not need is time lost (file names change per cell). */
+/** The variables a piece of SQL names itself (inside a string literal too, where the quotes are doubled). */
+function namedVariables(sql: string): string[] {
+  return [...sql.matchAll(/getvariable\('{1,2}(\w+)'{1,2}\)/g)].map((m) => m[1]!);
+}
+
+/**
+ * The variables each macro of macros.sql reads itself: month_cutting_days names the days' variables
+ * inside its query() text, not through its arguments.
+ */
+let macroVariables: Map<string, string[]> | undefined;
+function variablesOfMacros(): Map<string, string[]> {
+  if (!macroVariables) {
+    const blocks = sqlFile('indicators/macros.sql').split(/^CREATE OR REPLACE MACRO /m).slice(1);
+    macroVariables = new Map(blocks.map((block) => [block.slice(0, block.indexOf('(')), namedVariables(block)]));
+  }
+  return macroVariables;
+}
+
+/**
+ * The variables a template reads, itself or through the macros it calls: a SET it does not need is
+ * time lost (file names change per cell).
+ */
 const used = new Map<string, Set<string>>();
-function variablesOf(template: string): Set<string> {
+export function variablesOf(template: string): Set<string> {
   let names = used.get(template);
-  if (!names) used.set(template, (names = new Set([...template.matchAll(/getvariable\('(\w+)'\)/g)].map((m) => m[1]!))));
+  if (!names) {
+    names = new Set(namedVariables(template));
+    for (const [macro, reads] of variablesOfMacros()) if (reads.length && template.includes(`${macro}(`)) for (const name of reads) names.add(name);
+    used.set(template, names);
+  }
   return names;
 }
 
