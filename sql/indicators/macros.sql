@@ -133,7 +133,7 @@ CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, s
 -- indicator_days for the templates that answer whole-month periods from the monthly summaries:
 -- the days of offset years and custom spans, and no rows otherwise. DuckDB binds every branch of a
 -- query, even one a constant condition prunes, and binding indicator_days is a good part of a small
--- query's time (2-3 ms of a yearly frost_days). query() binds only the statement its constant
+-- query's time (1.8-2.9 ms of a yearly frost_days). query() binds only the statement its constant
 -- argument names, so a whole-month request binds an empty row of the same columns instead. The
 -- statements are fixed text; the values still come from the session variables.
 CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
