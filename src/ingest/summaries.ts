@@ -83,9 +83,24 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
       cells.push(scenarios.sort((a, b) => order(a) - order(b)).map((scenario) => ({ dataDir, dataset, scenario, cellId })));
     }
   }
-  const total = cells.reduce((n, c) => n + c.length, 0);
+  return writeSummaries(cells, ranges, workers, () => db.connect(), progress);
+}
+
+/**
+ * Writes the summaries of groups of partitions, `workers` groups at a time, each group (one cell's
+ * scenarios, historical first) in order on one connection. The macros must be loaded. Returns the
+ * partitions written.
+ */
+export async function writeSummaries(
+  groups: CellRef[][],
+  ranges: { start_year: number; end_year: number }[],
+  workers: number,
+  connect: () => Promise<DuckDBConnection>,
+  progress: (done: number, total: number) => void,
+): Promise<number> {
+  const total = groups.reduce((n, c) => n + c.length, 0);
   let done = 0;
-  await forEachOnConnections(cells, workers, () => db.connect(), async (conn, scenarios) => {
+  await forEachOnConnections(groups, workers, connect, async (conn, scenarios) => {
     for (const cell of scenarios) {
       await writeCellSummaries(conn, cell, ranges);
       progress(++done, total);

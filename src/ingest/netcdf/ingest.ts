@@ -14,7 +14,7 @@ import { extractFile, type ExtractContext } from './extract.js';
 import { IngestError } from './ingestError.js';
 import { Staging, type SourceKey } from './staging.js';
 import { cellPath } from '../../climate/files.js';
-import { historicRanges, loadSummaryMacros, writeCellSummaries } from '../summaries.js';
+import { historicRanges, loadSummaryMacros, writeSummaries, type CellRef } from '../summaries.js';
 import { forEachOnConnections } from '../../db/workers.js';
 import { isAlive } from '../build.js';
 
@@ -228,15 +228,18 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       for (const s of scenarios) refresh.add(`${s}\t${p.cellId}`);
     }
     const order = (key: string) => (key.startsWith('historical\t') ? 0 : 1);
-    const summaries = [...refresh].sort((a, b) => order(a) - order(b)).map((k) => k.split('\t') as [string, string]);
-    await loadSummaryMacros(conn);
-    let summarised = 0;
-    for (const [scenario, cell] of summaries) {
+    const byCell = new Map<number, CellRef[]>();
+    for (const key of [...refresh].sort((a, b) => order(a) - order(b))) {
+      const [scenario, cell] = key.split('\t') as [string, string];
       const cellId = Number(cell);
       if (!fs.existsSync(cellPath(dataDir, 'climate', opts.dataset, scenario, cellId))) continue;
-      await writeCellSummaries(conn, { dataDir, dataset: opts.dataset, scenario, cellId }, ranges);
-      if (++summarised % 100 === 0) log(`${stamp()} summaries ${summarised}/${summaries.length}`);
+      byCell.set(cellId, [...(byCell.get(cellId) ?? []), { dataDir, dataset: opts.dataset, scenario, cellId }]);
     }
+    await loadSummaryMacros(conn);
+    // Two cells at a time, like the rebuilds: each summary is a small query with a fixed cost.
+    const summarised = await writeSummaries([...byCell.values()], ranges, 2, () => staging.connect(), (done, total) => {
+      if (done % 100 === 0) log(`${stamp()} summaries ${done}/${total}`);
+    });
     log(`${stamp()} wrote the summaries of ${summarised} partitions`);
 
     // 3. The catalog's map cells, then the manifest.
