@@ -386,6 +386,44 @@ describe('whole-month periods from the monthly summaries', () => {
     expect(variablesOf(sqlFile('indicators/total_precipitation.sql'))).not.toContain('historic_file');
   });
 
+  it('one connection serving requests in any order gives each the same answer (no session variable left over)', async () => {
+    // Every request on one pooled connection, so each sees the variables the one before it set.
+    const one = await testApp({ QUERY_CONCURRENCY: '1', THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' });
+    const LA = 5368361;
+    const CHICAGO = 4887398;
+    const asks = [
+      `${NYC}/RCP85/indicator/frost_days/?time_aggregation=custom&custom_time_agg=1-1:2-15`,
+      `${LA}/RCP85/indicator/frost_days/?time_aggregation=yearly`,
+      `${LA}/RCP85/indicator/frost_days/?time_aggregation=custom&custom_time_agg=12-1:12-31&models=MIROC5,CCSM4`,
+      `${CHICAGO}/RCP85/indicator/max_consecutive_dry_days/?time_aggregation=offset_yearly&agg=max,90th`,
+      `${NYC}/RCP85/indicator/max_temperature_threshold/?threshold=80&threshold_units=F&threshold_comparator=gt`,
+      `${NYC}/RCP85/indicator/max_high_temperature/?time_aggregation=custom&custom_time_agg=7-1:7-31&units=C`,
+      `${LA}/RCP85/indicator/max_temperature_threshold/?threshold=20&threshold_units=C&threshold_comparator=lte&time_aggregation=quarterly`,
+      `${CHICAGO}/RCP85/indicator/heat_wave_incidents/?historic_range=1961&time_aggregation=custom&custom_time_agg=6-1:8-31`,
+      `${NYC}/RCP85/indicator/heat_wave_incidents/?historic_range=1971&time_aggregation=monthly&years=2051`,
+      `${CHICAGO}/RCP85/indicator/percentile_high_temperature/?percentile=5&years=2050:2051`,
+    ];
+    const answers = async (order: string[]) => {
+      const out = new Map<string, unknown>();
+      for (const a of order) {
+        const res = await request(one.app).get(`/api/climate-data/${a}`).set('Authorization', `Token ${one.token}`);
+        expect(res.status, `${a}: ${JSON.stringify(res.body)}`).toBe(200);
+        out.set(a, res.body.data);
+      }
+      return out;
+    };
+    const forward = await answers(asks);
+    const backward = await answers([...asks].reverse());
+    const twice = await answers([...asks, ...asks].sort());
+    for (const a of asks) {
+      expect(Object.keys(forward.get(a) as object).length, a).toBeGreaterThan(0);
+      expect(backward.get(a), a).toEqual(forward.get(a));
+      expect(twice.get(a), a).toEqual(forward.get(a));
+    }
+    // And the same as the suite's own app, whose connections saw other requests.
+    expect((await get(`/api/climate-data/${asks[2]}`).expect(200)).body.data).toEqual(forward.get(asks[2]!));
+  });
+
   it('join_runs of the stretches\' run summaries equals run_summary of all their days, for any split', async () => {
     // Random flag lists cut into stretches, some empty and some all true (a whole dry month), as
     // period_runs joins months. Deterministic pseudo-random numbers, so a failure repeats.
