@@ -30,7 +30,7 @@ export interface BenchHarness {
   freePort(): Promise<number>;
   startServer(env: NodeJS.ProcessEnv): ChildProcess;
   waitReady(url: string, token: string): Promise<void>;
-  runLoad(url: string, token: string, w: Workload, duration: number): LoadResult;
+  runLoad(url: string, token: string, w: Workload, duration: number): Promise<LoadResult>;
 }
 
 export interface OpsOverheadRow {
@@ -85,9 +85,9 @@ export async function measureOpsOverhead(h: BenchHarness, catalog: Catalog): Pro
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
           process.stderr.write(`bench ops: ${w.name}, logging+metrics ${s.mode}, round ${round + 1}/${ROUNDS} (warm-up 2 s, ${h.duration} s)...\n`);
-          h.runLoad(s.url, h.token, w, 2);
+          await h.runLoad(s.url, h.token, w, 2);
           const cpuBefore = cpuSeconds(s.child.pid!);
-          const r = h.runLoad(s.url, h.token, w, h.duration);
+          const r = await h.runLoad(s.url, h.token, w, h.duration);
           const cpuUs = ((cpuSeconds(s.child.pid!) - cpuBefore) / r.requests) * 1e6;
           if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
           results[s.mode].push({ ...r, cpuUs });

@@ -3,7 +3,8 @@
  * with autocannon, and prints requests/s, p50, p99 per workload and the server's peak RSS.
  * BENCH_DURATION (seconds per workload, default 10) and BENCH_ONLY (substring of workload names).
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -62,8 +63,12 @@ function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-function runLoad(url: string, token: string, w: Workload, duration: number) {
-  const out = execFileSync(
+/**
+ * Asynchronous, so that this process keeps reading the servers' log pipes while the load runs: a
+ * server writes its log synchronously, and a full pipe would stall it.
+ */
+async function runLoad(url: string, token: string, w: Workload, duration: number) {
+  const { stdout: out } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ url, token, paths: w.paths, connections: w.connections, duration })],
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 },
@@ -102,8 +107,8 @@ async function main() {
     const rows = [];
     for (const w of workloads) {
       process.stderr.write(`bench: ${w.name} (${w.connections} connections, warm-up 2 s, ${DURATION} s)...\n`);
-      runLoad(url, token, w, 2);
-      const r = runLoad(url, token, w, DURATION);
+      await runLoad(url, token, w, 2);
+      const r = await runLoad(url, token, w, DURATION);
       if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
       rows.push({ workload: w.name, connections: w.connections, ...r });
     }

@@ -123,7 +123,7 @@ it('on SIGTERM finishes the requests in flight with 200, refuses new connections
   const shutdown = server.lines.find((l) => l.msg === 'shutting down: finishing in-flight requests');
   expect(shutdown).toMatchObject({ signal: 'SIGTERM' });
   expect(shutdown!.in_flight as number).toBeGreaterThanOrEqual(1);
-  expect(server.lines.at(-1)).toMatchObject({ msg: 'stopped' });
+  expect(server.lines.at(-1), JSON.stringify(server.lines.slice(-3))).toMatchObject({ msg: 'stopped' });
   // Every raw request got its log line, each with the account.
   const logged = server.lines.filter((l) => l.route === '/api/climate-data/:city/:scenario/');
   expect(logged).toHaveLength(n);
