@@ -11,7 +11,7 @@ SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 .PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest
 
 help:
-	@echo "make run    - set up (npm ci, default data) when needed, then serve on PORT (default 8080)"
+	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
 	@echo "make test   - type-check and run the test suite"
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
@@ -31,8 +31,10 @@ $(DATA_DIR)/manifest.json: | $(STAMP)
 
 setup: $(STAMP) $(DATA_DIR)/manifest.json
 
-run: setup
-	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) src/server.ts
+# Serves at once; a missing default data build is written while serving (DATA_AUTOBUILD), resumed
+# where an interrupted one stopped.
+run: $(STAMP)
+	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" DATA_AUTOBUILD=on $(TSX) src/server.ts
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json

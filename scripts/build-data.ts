@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import { BuildError, buildDataset } from '../src/ingest/build.js';
+import { buildFailureHints } from '../src/ingest/buildFailure.js';
 
 const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
 const int = (name: string, fallback: number) => {
@@ -39,11 +40,7 @@ buildDataset({ outDir, climateCities, seed }).then(
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
     console.error(`\nThe data build failed: ${message}`);
-    if (/ENOSPC|No space left/i.test(message)) {
-      console.error('The disk is full: free some space, set DATA_DIR to a larger disk, or lower DATA_CITIES.');
-    } else if (/EACCES|EPERM|EROFS|ENOTDIR/i.test(message)) {
-      console.error(`Cannot create ${outDir}: set DATA_DIR to a folder you can write to (its parent folders are created as needed).`);
-    }
+    for (const line of buildFailureHints(message, outDir)) console.error(line);
     console.error(`Nothing was replaced: ${fs.existsSync(outDir) ? `the previous build in ${outDir} is intact` : `there is no build in ${outDir} yet`}.`);
     if (err instanceof Error && !(err instanceof BuildError) && err.stack) console.error(`\n${err.stack}`);
     process.exit(1);

@@ -1,6 +1,7 @@
 import compression from 'compression';
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
+import { BuildProgress } from './climate/buildProgress.js';
 import { rawDataRoutes } from './climate/routes.js';
 import { indicatorRoutes } from './indicators/routes.js';
 import type { Config } from './config.js';
@@ -29,10 +30,12 @@ export interface AppDeps {
   logger?: Logger;
   /** server.ts sets `shuttingDown` on SIGTERM, which turns /readyz to 503. */
   lifecycle?: Lifecycle;
+  /** How far the data build is (default: read from catalog.dataDir). */
+  progress?: BuildProgress;
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth, logger, lifecycle }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir) }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
@@ -63,7 +66,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle }:
     }),
   );
   app.use(options);
-  app.use(opsRoutes({ queries, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN }));
+  app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN }));
   app.use(docsRoutes(catalog));
   app.use(trailingSlash);
 
@@ -77,7 +80,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle }:
   app.use(regionRoutes(catalog));
   const accountLimits = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, metrics?.throttled);
   const throttle = caching.afterThrottle(accountLimits);
-  const climate = { catalog, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
+  const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));
 

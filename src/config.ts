@@ -44,6 +44,15 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** On SIGTERM/SIGINT, how long in-flight requests get to finish before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * `on` (what `make run` sets): when DATA_DIR has no complete build, build the default data into
+   * it in a child process while serving, resuming an interrupted one. Off by default, so that a
+   * mistyped DATA_DIR fails instead of filling a folder with synthetic data.
+   */
+  DATA_AUTOBUILD: z.enum(['on', 'off']).default('off'),
+  /** The default data: how many of the most populous cities get climate data, and the generator's seed. */
+  DATA_CITIES: z.coerce.number().int().min(0).default(50),
+  DATA_SEED: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(1),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

@@ -1,50 +1,88 @@
+import fs from 'node:fs';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
+import { BuildProgress } from './climate/buildProgress.js';
+import { buildFile } from './climate/files.js';
 import { loadConfig } from './config.js';
 import { openDuckDB } from './db/duckdb.js';
 import { sqlFile } from './db/sqlFiles.js';
 import { QueryPool } from './db/queryPool.js';
 import type { Lifecycle } from './http/opsRoutes.js';
+import { startingHandler } from './http/startingHandler.js';
+import { startAutobuild } from './ingest/autobuild.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './reference/catalog.js';
 import { shutDownOnSignals } from './shutdown.js';
 
+/** Resolves once the data build has a catalog to serve: a manifest, or the plan of a build in progress. */
+async function catalogWritten(dataDir: string): Promise<void> {
+  while (!fs.existsSync(buildFile.manifest(dataDir)) && !fs.existsSync(buildFile.plan(dataDir))) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  const complete = fs.existsSync(buildFile.manifest(config.DATA_DIR));
+  let stopBuild = () => {};
+  if (!complete && config.DATA_AUTOBUILD === 'on') {
+    stopBuild = startAutobuild(config, logger);
+  } else if (!complete && !fs.existsSync(buildFile.plan(config.DATA_DIR))) {
+    throw new Error(`No data build at ${config.DATA_DIR} (missing manifest.json). Run \`make run\` (it builds the default data while serving) or \`make data\`, or set DATA_DIR.`);
+  } else if (!complete) {
+    logger.warn({ data_dir: config.DATA_DIR }, 'DATA_DIR holds an unfinished build and DATA_AUTOBUILD is off: its unbuilt cells answer 503 until another process completes it');
+  }
+
+  // On a first start the catalog takes seconds to write: a placeholder answers until it is loaded.
+  let handler: RequestListener = startingHandler(() => 'The server is starting: the default data\'s reference catalog is being written (a few seconds on a first start).');
+  const server = createServer((req, res) => handler(req, res));
+  let url = '';
+  const listen = async () => {
+    await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+    const { port } = server.address() as AddressInfo;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    url = `http://${host}:${port}/`;
+    logger.info({ url, data_dir: config.DATA_DIR }, 'listening');
+  };
+  const catalogMissing = !fs.existsSync(buildFile.manifest(config.DATA_DIR)) && !fs.existsSync(buildFile.plan(config.DATA_DIR));
+  if (catalogMissing) await listen();
+
+  await catalogWritten(config.DATA_DIR);
   const db = await openDuckDB({ threads: config.DUCKDB_THREADS, memoryLimit: config.DUCKDB_MEMORY_LIMIT });
   const conn = await db.connect();
   const catalog = await loadCatalog(conn, config.DATA_DIR);
+  const progress = new BuildProgress(config.DATA_DIR);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const auth = await createAuth(config);
   const lifecycle: Lifecycle = { shuttingDown: false };
-  const app = createApp({ config, catalog, queries, auth, logger, lifecycle });
+  handler = createApp({ config, catalog, queries, auth, logger, lifecycle, progress });
+  if (!catalogMissing) await listen();
+  logger.info({ build_id: catalog.manifest.build_id, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
 
-  const server = app.listen(config.PORT, config.HOST, () => {
-    const { port } = server.address() as AddressInfo;
-    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
-    const url = `http://${host}:${port}/`;
-    logger.info({ url, build_id: catalog.manifest.build_id, cities: catalog.cities.length, data_dir: config.DATA_DIR }, 'listening');
-    // The how-to is for a person at a terminal (make run), not for the log collector.
-    if (!process.stdout.isTTY) return;
+  // The how-to is for a person at a terminal (make run), not for the log collector.
+  if (process.stdout.isTTY) {
     console.log(
       [
         `Climate projection service listening on ${url}`,
-        `  data build ${catalog.manifest.build_id} (${catalog.cities.length} cities) from ${config.DATA_DIR}`,
+        `  data build ${catalog.manifest.build_id} (${catalog.cities.length} cities) from ${config.DATA_DIR}` +
+          (progress.complete() ? '' : `\n  the climate data is still being built (most populous cities first): GET ${url}readyz shows how far`),
         `  get a token: make user EMAIL=you@example.com PASSWORD='choose-one'   (prints the token last)`,
-        `    or, for an existing account: curl -X POST -d email=... -d password=... http://${host}:${port}/api-token-auth/`,
-        `  then: curl -H "Authorization: Token <token>" http://${host}:${port}/api/city/`,
-        `  API documentation: http://${host}:${port}/docs/ (OpenAPI document: /openapi.json)`,
+        `    or, for an existing account: curl -X POST -d email=... -d password=... ${url}api-token-auth/`,
+        `  then: curl -H "Authorization: Token <token>" ${url}api/city/`,
+        `  API documentation: ${url}docs/ (OpenAPI document: ${url}openapi.json)`,
       ].join('\n'),
     );
-  });
+  }
 
   shutDownOnSignals(server, {
     lifecycle,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     logger,
     release: async () => {
+      stopBuild();
       await auth.close();
       queries.close();
       conn.closeSync();

@@ -68,7 +68,7 @@ describe('data build: manifest and folder', () => {
 
   it('reports progress per step and per cell', () => {
     expect(firstLog.some((l) => /reading sources/.test(l))).toBe(true);
-    expect(firstLog.some((l) => /cell 2\/3 NEX-GDDP \d+ .*rows\/s/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /cell 2\/6 (NEX-GDDP|LOCA) \d+ .*rows\/s/.test(l))).toBe(true);
     expect(firstLog.some((l) => /done: .* MB in \d+\.\ds/.test(l))).toBe(true);
   });
 

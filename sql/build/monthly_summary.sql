@@ -5,52 +5,48 @@
 -- $file: the cell's daily Parquet; $historic: the cell's historical daily Parquet and
 -- $ranges: the historic ranges (STRUCT(start_year INTEGER, end_year INTEGER)[]) for the heat-wave
 -- series, or $has_historic = false when the cell has no historical data (heat is then NULL).
+--
+-- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
+-- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
+-- instead the flags are summed as base-3 digits at their day of the month (month_day_digit), an
+-- aggregate without a sort, and read back in date order (month_flags, run_summary_text).
 WITH days AS (
-  SELECT model, date, year(date)::INTEGER AS year, month(date)::INTEGER AS month, (dayofyear(date) - 1)::INTEGER AS slot,
-         tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr
+  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day(date)::INTEGER AS day,
+         (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr
   FROM read_parquet($file)
 ),
--- The daily climatology of each historic range, as historic_daily_tasmax computes it, by day slot:
--- {start_year: norm} for the ranges with data on that slot.
+-- The daily climatology of each historic range, as historic_daily_tasmax computes it, by day slot.
 norms AS (
-  SELECT slot, map_from_entries(list({'k': start_year, 'v': norm})) AS norms
-  FROM (
-    SELECT r.start_year, (dayofyear(h.date) - 1)::INTEGER AS slot, favg(h.tasmax::DOUBLE) AS norm
-    FROM read_parquet($historic) AS h, (SELECT unnest($ranges) AS r)
-    WHERE $has_historic AND year(h.date) BETWEEN r.start_year AND r.end_year AND h.tasmax IS NOT NULL
-    GROUP BY ALL
-  )
-  GROUP BY slot
+  SELECT r.start_year, (dayofyear(h.date) - 1)::INTEGER AS slot, favg(h.tasmax::DOUBLE) AS norm
+  FROM read_parquet($historic) AS h, (SELECT unnest($ranges) AS r)
+  WHERE $has_historic AND year(h.date) BETWEEN r.start_year AND r.end_year AND h.tasmax IS NOT NULL
+  GROUP BY ALL
 ),
--- Per month, the days' heat flags against every range at once (one sort instead of one per range);
--- a day without a norm for a range is left out of that range's list, as the templates' join does.
+-- Per month and range, the heat flags against that range's norm; a day without a norm for a range
+-- is left out of that range's series, as the templates' join does.
 heat AS (
-  SELECT model, year, month,
-         map_from_entries(list_transform(range(1, len($ranges) + 1), k -> {
-           'k': $ranges[k].start_year,
-           'v': CASE WHEN list_count(list_transform(days, x -> x.hot[k])) > 0
-                     THEN run_summary(list_filter(list_transform(days, x -> x.hot[k]), f -> f IS NOT NULL)) END
-         })) AS heat
+  SELECT model, year, month, map_from_entries(list({'k': start_year, 'v': run_summary_text(month_flags(digits))})) AS heat
   FROM (
-    SELECT d.model, d.year, d.month,
-           list_sort(list({'date': d.date, 'hot': list_transform($ranges, r -> d.tasmax > n.norms[r.start_year] + 5)})) AS days
+    SELECT d.model, d.year, d.month, n.start_year, sum(month_day_digit(d.day, d.tasmax > n.norm + 5)) AS digits
     FROM days AS d JOIN norms AS n ON n.slot = d.slot
     WHERE d.tasmax IS NOT NULL
     GROUP BY ALL
   )
+  GROUP BY ALL
 ),
 base AS (
   SELECT model, year, month,
          count(*) FILTER (WHERE tasmin <= 273.15) AS frost_days,
          max(tasmax) AS max_tasmax,
          min(tasmin) AS min_tasmin,
-         list_sort(list({'date': date, 'pr': pr}) FILTER (WHERE pr IS NOT NULL)) AS prs
+         coalesce(sum(month_day_digit(day, pr = 0)), 0) AS dry,
+         coalesce(sum(month_day_digit(day, NOT (pr > 0))), 0) AS not_wet
   FROM days
   GROUP BY ALL
 )
-SELECT b.* EXCLUDE (prs),
-       run_summary(list_transform(b.prs, x -> x.pr = 0)) AS dry,
-       run_summary(list_transform(b.prs, x -> NOT (x.pr > 0))) AS not_wet,
+SELECT b.model, b.year, b.month, b.frost_days, b.max_tasmax, b.min_tasmin,
+       run_summary_text(month_flags(b.dry)) AS dry,
+       run_summary_text(month_flags(b.not_wet)) AS not_wet,
        h.heat
 FROM base AS b LEFT JOIN heat AS h USING (model, year, month)
 ORDER BY model, year, month

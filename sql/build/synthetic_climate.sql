@@ -1,5 +1,7 @@
 -- Synthetic, physically plausible daily climate for one map cell, one scenario and a list of models:
--- rows (model, date, tasmax K, tasmin K, pr kg m-2 s-1), sorted by model then date.
+-- rows (model, date, tasmax K, tasmin K, pr kg m-2 s-1), in no particular order: the build sorts them
+-- by model then date as it writes them (sorting here, where every intermediate column is still
+-- carried, cost twice as much).
 --
 -- Deterministic: every random number is a hash of (seed, cell, scenario, model, stream, day or knot),
 -- never random(), which is not reproducible under parallel execution. Noise is indexed by days since
@@ -140,4 +142,3 @@ SELECT model, date,
        (CASE WHEN wet THEN -wet_mm * (0.6 + 0.8 * regime) * (1.0 + 0.05 * dt) * ln(1.0 - white_amount) / 86400.0
              ELSE 0.0 END)::FLOAT AS pr
 FROM w
-ORDER BY model, date

@@ -81,6 +81,24 @@ CREATE OR REPLACE MACRO run_summary(flags) AS {
   'runs5': coalesce(len(list_filter(run_lengths(flags), r -> r >= 5)), 0)
 };
 
+-- A day's flag as a base-3 digit at its day-of-month position (1 false, 2 true; a NULL flag, like a
+-- missing day, adds 0). Summed over a month, the digits spell the month's flags (month_flags).
+CREATE OR REPLACE MACRO month_day_digit(day_of_month, flag) AS
+  CASE WHEN flag THEN 2 WHEN NOT flag THEN 1 ELSE 0 END * pow(3, day_of_month - 1)::BIGINT;
+
+-- The month's flags in date order as a string, '2' true and '1' false, from the sum of its days'
+-- month_day_digit: days without a flag (digit 0) are left out.
+CREATE OR REPLACE MACRO month_flags(digits) AS replace(reverse(to_base(digits::BIGINT, 3, 31)), '0', '');
+
+-- run_summary of flags written as month_flags writes them.
+CREATE OR REPLACE MACRO run_summary_text(s) AS {
+  'n': length(s)::BIGINT,
+  'head': (length(s) - length(ltrim(s, '2')))::BIGINT,
+  'tail': (length(s) - length(rtrim(s, '2')))::BIGINT,
+  'longest': coalesce(list_max(list_transform(string_split(s, '1'), r -> length(r))), 0)::BIGINT,
+  'runs5': len(list_filter(string_split(s, '1'), r -> length(r) >= 5))::BIGINT
+};
+
 -- Two consecutive stretches of days, each a run summary, as one: the tail run of the first and the
 -- head run of the second join. A stretch whose flags are all true (head = n) joins the runs on
 -- either side; a month without days (n = 0) is transparent.

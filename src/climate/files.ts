@@ -11,6 +11,19 @@ import { HttpError } from '../http/errors.js';
 export const CELL_TREES = ['climate', 'monthly', 'ensemble', 'ensemble_json'] as const;
 export type CellTree = (typeof CELL_TREES)[number];
 
+/**
+ * The files that say how far a data build is. `plan.json` is written once the catalog is (the
+ * manifest's fields plus the cells to build, in build order); `built/<dataset>/<cell>` once all of a
+ * cell's files are in place; `manifest.json` last, when every cell is. A build with a manifest is
+ * complete; one with only a plan is still being built (or was interrupted) and may be read cell
+ * by cell (src/climate/buildProgress.ts).
+ */
+export const buildFile = {
+  manifest: (dataDir: string) => path.join(dataDir, 'manifest.json'),
+  plan: (dataDir: string) => path.join(dataDir, 'plan.json'),
+  builtCell: (dataDir: string, dataset: string, cellId: number) => path.join(dataDir, 'built', dataset, String(cellId)),
+};
+
 export function cellPath(dataDir: string, tree: CellTree, dataset: string, scenario: string, cellId: number): string {
   return path.join(dataDir, tree, dataset, scenario, `${cellId}.parquet`);
 }

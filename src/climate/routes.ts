@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
+import type { BuildProgress } from './buildProgress.js';
 import { queryFields } from '../http/queryParams.js';
 import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
@@ -13,6 +14,8 @@ import { tableLabels } from './tableLabels.js';
 
 export interface ClimateDeps {
   catalog: Catalog;
+  /** Which cells may be read while the default data is still being built. */
+  progress: BuildProgress;
   queries: QueryPool;
   throttle: RequestHandler;
   maxModelYears: number;
@@ -25,7 +28,7 @@ export const request = (req: Request) => ({
 });
 
 /** GET /api/climate-data/{city}/{scenario}/ and /api/climate-data/{lat}/{lon}/{scenario}/ */
-export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: ClimateDeps): Router {
+export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
   const q = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
 
@@ -36,6 +39,7 @@ export function rawDataRoutes({ catalog, queries, throttle, maxModelYears }: Cli
     const variables = q.variables(query);
     const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
+    progress.requireCell(dataset.name, location.cellId);
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
     let source: RawDataQuery['source'] | undefined;
     if (file && years.length > 0 && variables.length > 0) {

@@ -9,8 +9,16 @@ export interface Lifecycle {
   shuttingDown: boolean;
 }
 
+/** How far the data being served is built (src/climate/buildProgress.ts). */
+export interface DataReadiness {
+  complete(): boolean;
+  counts(): { built: number; total: number };
+  describe(): string;
+}
+
 export interface OpsDeps {
   queries: QueryPool;
+  progress: DataReadiness;
   lifecycle: Lifecycle;
   /** Undefined when METRICS=off. */
   metrics?: Metrics;
@@ -34,12 +42,12 @@ function metricsAuthorized(header: string | undefined, token: string): boolean {
 const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
 
 /**
- * GET /healthz (the process answers), /readyz (not shutting down, and the DuckDB query pool hands
- * out a connection that answers a query: 503 otherwise) and /metrics (Prometheus text). No API
+ * GET /healthz (the process answers), /readyz (not shutting down, the data build complete, and the
+ * DuckDB query pool hands out a connection that answers a query: 503 otherwise) and /metrics (Prometheus text). No API
  * token: probes and scrapers have none; /metrics has its own optional METRICS_TOKEN. No trailing
  * slash, as probes and Prometheus expect; mounted before the slash redirect.
  */
-export function opsRoutes({ queries, lifecycle, metrics, metricsToken }: OpsDeps): Router {
+export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken }: OpsDeps): Router {
   const router = Router();
   const readiness = sqlFile('ops/readiness.sql');
 
@@ -51,6 +59,11 @@ export function opsRoutes({ queries, lifecycle, metrics, metricsToken }: OpsDeps
     noStore(res);
     if (lifecycle.shuttingDown) {
       res.status(503).json({ status: 'shutting down', detail: 'The server is shutting down.' });
+      return;
+    }
+    if (!progress.complete()) {
+      const { built, total } = progress.counts();
+      res.status(503).json({ status: 'building', detail: progress.describe(), cells_built: built, cells_total: total });
       return;
     }
     try {

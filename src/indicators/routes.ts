@@ -28,7 +28,7 @@ function dataJson(rows: PeriodStats[]): string {
 }
 
 /** GET /api/indicator/, /api/indicator/{name}/ and the indicator data endpoints. */
-export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: ClimateDeps): Router {
+export function indicatorRoutes({ catalog, progress, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
   const q = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
 
@@ -53,6 +53,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
     // An offset year is named by its first calendar year and also needs the next one.
     if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
     checkCost(years.length, models.length, maxModelYears);
+    progress.requireCell(dataset.name, location.cellId);
 
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
     let rows: PeriodStats[] = [];

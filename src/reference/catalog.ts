@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { buildFile } from '../climate/files.js';
 
 /**
  * The reference data of one data build, read once from the catalog Parquet files.
@@ -116,13 +117,23 @@ export const cellKey = (dataset: string, cellId: number) => `${dataset}:${cellId
 export function readManifest(dataDir: string): Manifest {
   const file = path.join(dataDir, 'manifest.json');
   if (!fs.existsSync(file)) {
-    throw new Error(`No data build at ${dataDir} (missing manifest.json). Run \`make data\` first, or set DATA_DIR.`);
+    throw new Error(`No data build at ${dataDir} (missing manifest.json). Run \`make run\` (it builds the default data while serving) or \`make data\`, or set DATA_DIR.`);
   }
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
 }
 
+/**
+ * What the server serves: the manifest of a complete build or, while a build is written in place
+ * (DATA_AUTOBUILD), its plan, which has the manifest's fields and a complete catalog beside it.
+ */
+function readBuildDescription(dataDir: string): Manifest {
+  const plan = buildFile.plan(dataDir);
+  if (!fs.existsSync(buildFile.manifest(dataDir)) && fs.existsSync(plan)) return JSON.parse(fs.readFileSync(plan, 'utf8')) as Manifest;
+  return readManifest(dataDir);
+}
+
 export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Promise<Catalog> {
-  const manifest = readManifest(dataDir);
+  const { cells: _planned, ...manifest } = readBuildDescription(dataDir) as Manifest & { cells?: unknown };
   const params = { dir: dataDir };
   const q = <T>(file: string) => readRows<T>(conn, sqlFile(`catalog/${file}`), params);
 

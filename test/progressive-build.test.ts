@@ -1,0 +1,236 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildFile, CELL_TREES } from '../src/climate/files.js';
+import { ROOT } from '../src/config.js';
+import { openDuckDB, readRows } from '../src/db/duckdb.js';
+import { buildDataset, type BuildPlan } from '../src/ingest/build.js';
+import { TEST_BUILD } from './global-setup.js';
+import { testApp } from './helpers.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-progressive-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const readPlan = (dir: string) => JSON.parse(fs.readFileSync(buildFile.plan(dir), 'utf8')) as BuildPlan;
+const builtCells = (dir: string) => readPlan(dir).cells.filter((c) => fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id)));
+
+/** Every file of a cell, with its modification time. */
+function cellFiles(dir: string, dataset: string, cellId: number): Map<string, number> {
+  const files = new Map<string, number>();
+  for (const tree of CELL_TREES) {
+    for (const scenario of ['historical', 'RCP45', 'RCP85']) {
+      const f = path.join(dir, tree, dataset, scenario, `${cellId}.parquet`);
+      if (fs.existsSync(f)) files.set(f, fs.statSync(f).mtimeMs);
+    }
+  }
+  return files;
+}
+
+describe('in-place build: interrupted and resumed', () => {
+  const dir = path.join(tmp, 'in-place');
+  const fresh = path.join(tmp, 'fresh');
+
+  it('orders the cells by population, marks each when complete, and resumes without redoing finished cells', async () => {
+    const stop = new Error('interrupted');
+    await expect(
+      buildDataset({ outDir: dir, inPlace: true, ...TEST_BUILD, log: () => {}, afterCell: (done) => { if (done === 2) throw stop; } }),
+    ).rejects.toBe(stop);
+
+    // The catalog and plan are there, two cells are marked, and there is no manifest yet.
+    expect(fs.existsSync(buildFile.manifest(dir))).toBe(false);
+    const plan = readPlan(dir);
+    expect(plan.cells).toHaveLength(6);
+    expect(new Set(plan.cells.map((c) => `${c.dataset}:${c.cell_id}`)).size).toBe(6);
+    // New York City's cells come first, NEX-GDDP then LOCA.
+    expect(plan.cells.slice(0, 2).map((c) => c.dataset)).toEqual(['NEX-GDDP', 'LOCA']);
+    expect(plan.cells[0]).toMatchObject({ lat: 40.625, lon: -74.125 });
+    expect(fs.readdirSync(path.join(dir, 'catalog')).length).toBe(9);
+    const done = builtCells(dir);
+    expect(done.length).toBeGreaterThanOrEqual(2);
+    const before = new Map(done.map((c) => [`${c.dataset}:${c.cell_id}`, cellFiles(dir, c.dataset, c.cell_id)]));
+    for (const files of before.values()) expect(files.size).toBe(12);
+
+    // What a kill -9 leaves: a temporary file of a dead process and its lock.
+    const stale = path.join(dir, 'climate', 'NEX-GDDP', 'RCP85', '1.parquet.tmp-999999999');
+    fs.writeFileSync(stale, 'half');
+    fs.writeFileSync(path.join(dir, 'build.lock'), '999999999');
+
+    const log: string[] = [];
+    const manifest = await buildDataset({ outDir: dir, inPlace: true, ...TEST_BUILD, log: (l) => log.push(l) });
+    expect(log.some((l) => new RegExp(`resuming build ${manifest.build_id}: ${done.length} of 6 cells were built before`).test(l))).toBe(true);
+    expect(log.filter((l) => / cell \d+\/6 /.test(l))).toHaveLength(6 - done.length);
+    for (const [key, files] of before) {
+      const [dataset, cellId] = key.split(':');
+      expect(cellFiles(dir, dataset!, Number(cellId)), key).toEqual(files);
+    }
+    expect(builtCells(dir)).toHaveLength(6);
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'build.lock'))).toBe(false);
+    expect(manifest.build_id).toBe(plan.build_id);
+
+    // A complete in-place build is left as it is.
+    const again: string[] = [];
+    expect(await buildDataset({ outDir: dir, inPlace: true, ...TEST_BUILD, log: (l) => again.push(l) })).toEqual(manifest);
+    expect(again.join('\n')).toMatch(/holds a complete build/);
+  }, 120_000);
+
+  it('writes the same data as a build swapped in at the end', async () => {
+    await buildDataset({ outDir: fresh, ...TEST_BUILD, log: () => {} });
+    const db = await openDuckDB({ threads: 1, memoryLimit: '512MB' });
+    const conn = await db.connect();
+    try {
+      for (const c of readPlan(dir).cells) {
+        for (const file of cellFiles(dir, c.dataset, c.cell_id).keys()) {
+          const other = file.replace(dir, fresh);
+          const { n, diff } = (await readRows<{ n: number; diff: number }>(
+            conn,
+            `SELECT (SELECT count(*) FROM read_parquet($a))::INT AS n,
+                    ((SELECT count(*) FROM (FROM read_parquet($a) EXCEPT ALL FROM read_parquet($b))) +
+                     (SELECT count(*) FROM (FROM read_parquet($b) EXCEPT ALL FROM read_parquet($a))))::INT AS diff`,
+            { a: file, b: other },
+          ))[0]!;
+          expect(n, file).toBeGreaterThan(0);
+          expect(diff, file).toBe(0);
+        }
+      }
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  }, 120_000);
+
+  it('refuses a second writer while the first runs', async () => {
+    const busy = path.join(tmp, 'busy');
+    fs.mkdirSync(busy);
+    fs.writeFileSync(path.join(busy, 'build.lock'), String(process.pid));
+    await expect(buildDataset({ outDir: busy, inPlace: true, ...TEST_BUILD, log: () => {} })).rejects.toThrow(/Another build \(process \d+\) is writing/);
+  });
+});
+
+describe('serving a build while it is written', () => {
+  it('answers reference data at once, 503 with Retry-After for cells not built yet, 200 the moment a cell is complete', async () => {
+    const dir = path.join(tmp, 'serving');
+    let release!: () => void;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    let reachedPause!: () => void;
+    const atPause = new Promise<void>((resolve) => (reachedPause = resolve));
+    const building = buildDataset({
+      outDir: dir,
+      inPlace: true,
+      ...TEST_BUILD,
+      log: () => {},
+      // Every worker stops after its first cell, so that later cells wait.
+      afterCell: async (done) => {
+        if (done >= 1) {
+          reachedPause();
+          await paused;
+        }
+      },
+    });
+    await atPause;
+    const { app, token } = await testApp({}, dir);
+    const auth = { Authorization: `Token ${token}` };
+    const [first] = builtCells(dir);
+    const waiting = readPlan(dir).cells.filter((c) => !fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id)));
+    expect(first).toMatchObject({ dataset: 'NEX-GDDP' });
+
+    const ready = await request(app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'building', cells_total: 6 });
+    expect(ready.body.cells_built).toBe(6 - waiting.length);
+    expect(ready.body.detail).toMatch(/still being built: \d of 6 map cells are ready/);
+    expect((await request(app).get('/healthz')).status).toBe(200);
+    expect((await request(app).get('/api/city/?search=new york').set(auth)).status).toBe(200);
+
+    // New York City's NEX-GDDP cell is built; its LOCA cell may still be waiting (the other worker).
+    const nyc = await request(app).get('/api/climate-data/5128581/RCP85/indicator/frost_days/').set(auth);
+    expect(nyc.status).toBe(200);
+    const target = waiting.find((c) => c.dataset === 'NEX-GDDP')!;
+    const point = `/api/climate-data/${target.lat}/${target.lon}/RCP85/`;
+    const notYet = await request(app).get(`${point}indicator/frost_days/`).set(auth);
+    expect(notYet.status).toBe(503);
+    expect(Number(notYet.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(notYet.body.detail).toMatch(/still being built: \d of 6 map cells are ready.*not ready yet; it should be in about \d+ s/);
+    expect(notYet.headers.etag).toBeUndefined();
+    expect((await request(app).get(point).set(auth)).status).toBe(503);
+
+    release();
+    await building;
+    const now = await request(app).get(`${point}indicator/frost_days/`).set(auth);
+    expect(now.status).toBe(200);
+    expect(Object.keys(now.body.data).length).toBeGreaterThan(0);
+    expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready' });
+  }, 120_000);
+});
+
+/** The server as `make run` starts it, building into an empty folder; its JSON log lines. */
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: Record<string, unknown>[] = [];
+  let buffered = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  return { child, lines };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 90): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('DATA_AUTOBUILD: a first start builds the default data while serving', () => {
+  it('is healthy at once, serves the catalog in seconds, resumes after a stop, and reports ready when complete', async () => {
+    const dir = path.join(tmp, 'autobuild');
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const env = { DATA_DIR: dir, DATA_AUTOBUILD: 'on', DATA_CITIES: '1', PORT: String(port), ACCOUNTS_DB: path.join(tmp, 'autobuild-accounts.duckdb') };
+    const base = `http://127.0.0.1:${port}`;
+    const first = startServer(env);
+    const early = await until('the first answer', async () => {
+      const r = await fetch(`${base}/readyz`);
+      return { status: r.status, body: (await r.json()) as { status: string } };
+    });
+    expect(early.status).toBe(503);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    // The catalog: the API answers (401 without a token) instead of 503.
+    await until('the catalog', async () => ((await fetch(`${base}/api/city/`)).status === 401 ? true : undefined));
+    // Stop the server (and its build) after the first cell, then start again.
+    await until('a built cell', async () => (fs.existsSync(path.join(dir, 'built')) && builtCells(dir).length >= 1 ? true : undefined));
+    first.child.kill('SIGTERM');
+    await new Promise((r) => first.child.once('exit', r));
+    expect(fs.existsSync(buildFile.manifest(dir))).toBe(false);
+
+    const second = startServer(env);
+    const ready = await until('ready', async () => {
+      const r = await fetch(`${base}/readyz`);
+      return r.status === 200 ? ((await r.json()) as { status: string }) : undefined;
+    }, 120);
+    expect(ready).toEqual({ status: 'ready' });
+    expect(second.lines.some((l) => /resuming build \w+: [12] of 2 cells were built before/.test(String(l.msg)))).toBe(true);
+    // The manifest comes last in the build; the build process ends just after it.
+    await until('the build to end', async () => (second.lines.some((l) => l.msg === 'the default data is complete') ? true : undefined), 20);
+    expect(builtCells(dir)).toHaveLength(2);
+    second.child.kill('SIGTERM');
+    await new Promise((r) => second.child.once('exit', r));
+  }, 240_000);
+});
