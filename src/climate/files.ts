@@ -24,6 +24,12 @@ export const buildFile = {
   builtCell: (dataDir: string, dataset: string, cellId: number) => path.join(dataDir, 'built', dataset, String(cellId)),
 };
 
+/**
+ * How every cell file is written: zstd with byte-stream-split floats (Parquet V2). Level 1 wrote a
+ * LOCA century's days in 209 ms against 278 at zstd's default 3, and 1% smaller.
+ */
+export const CELL_PARQUET = 'FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, PARQUET_VERSION V2';
+
 export function cellPath(dataDir: string, tree: CellTree, dataset: string, scenario: string, cellId: number): string {
   return path.join(dataDir, tree, dataset, scenario, `${cellId}.parquet`);
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { cellPath } from '../climate/files.js';
+import { CELL_PARQUET, cellPath } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
 
@@ -47,7 +47,7 @@ async function copyAtomically(conn: DuckDBConnection, select: string, target: st
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
   // COPY takes no parameter for its target; the path is the build's own, not user input.
-  await conn.run(`COPY (${select}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)`, params as never, types as never);
+  await conn.run(`COPY (${select}) TO ${sqlString(tmp)} (${CELL_PARQUET})`, params as never, types as never);
   fs.renameSync(tmp, target);
 }
 

@@ -1,4 +1,5 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { CELL_PARQUET } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { NOLEAP_MODELS } from '../reference/fixtures.js';
 
@@ -99,7 +100,7 @@ export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticC
   try {
     // COPY takes no parameter for its target; the path is the build's own, not user input.
     const result = await conn.run(
-      `COPY (FROM synthetic_days ORDER BY model, date) TO ${sqlString(job.outFile)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)`,
+      `COPY (FROM synthetic_days ORDER BY model, date) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`,
     );
     return Number(result.rowsChanged);
   } finally {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBDataChunk, DuckDBInstance, FLOAT, INTEGER, type DuckDBConnection } from '@duckdb/node-api';
+import { CELL_PARQUET } from '../../climate/files.js';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import type { FileExtract } from './extract.js';
@@ -177,7 +178,7 @@ export class Staging {
     try {
       // COPY takes no parameter for its target; the path is the ingest's own.
       const result = await conn.run(
-        `COPY (${select}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)`,
+        `COPY (${select}) TO ${sqlString(tmp)} (${CELL_PARQUET})`,
         params,
       );
       const rows = Number(result.rowsChanged);
