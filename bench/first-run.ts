@@ -1,0 +1,80 @@
+/**
+ * `make bench-first-run`: what a new user waits for. Clones this repository (its committed HEAD)
+ * into a temporary folder, runs `make run` there as a person would (npm ci included, no data), and
+ * reports, from the start of `make run`: the first answer of /healthz, the first token-authenticated
+ * /api/city/ answer, the first 200 of a New York City climate request (frost_days, RCP85), and
+ * /readyz reporting ready. BENCH_FIRST_RUNS sets how many times (default 1). Needs nothing on
+ * port BENCH_PORT (default 18181).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/config.js';
+
+const RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 1);
+const PORT = Number(process.env.BENCH_PORT ?? 18181);
+const BASE = `http://127.0.0.1:${PORT}`;
+const NYC = 5128581;
+const EMAIL = 'first-run@example.com';
+const PASSWORD = 'first-run-password';
+
+const status = async (url: string, token?: string) => {
+  try {
+    const res = await fetch(url, { headers: token ? { authorization: `Token ${token}` } : {} });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return 0;
+  }
+};
+
+async function oneRun(run: number) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-first-run-'));
+  execFileSync('git', ['clone', '--quiet', ROOT, dir]);
+  console.log(`run ${run}: fresh clone in ${dir}; make run ...`);
+  const started = Date.now();
+  const since = () => (Date.now() - started) / 1000;
+  const server = spawn('make', ['run', `PORT=${PORT}`, 'HOST=127.0.0.1'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let stderr = '';
+  server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const times: Record<string, number> = {};
+  let token: string | undefined;
+  try {
+    while (times.ready === undefined) {
+      if (server.exitCode !== null) throw new Error(`make run exited with ${server.exitCode}: ${stderr.slice(-2000)}`);
+      if (since() > 600) throw new Error('not ready after 10 minutes');
+      if (times.healthz === undefined && (await status(`${BASE}/healthz`)) === 200) times.healthz = since();
+      if (times.healthz !== undefined && token === undefined) {
+        // The account is made as a user would, once make run has installed the packages.
+        const out = execFileSync('make', ['-s', 'user', `EMAIL=${EMAIL}`, `PASSWORD=${PASSWORD}`], { cwd: dir, encoding: 'utf8' });
+        token = out.trim().split('\n').pop();
+      }
+      if (token && times.city === undefined && (await status(`${BASE}/api/city/?search=new`, token)) === 200) times.city = since();
+      if (token && times.nyc === undefined && (await status(`${BASE}/api/climate-data/${NYC}/RCP85/indicator/frost_days/`, token)) === 200) times.nyc = since();
+      if ((await status(`${BASE}/readyz`)) === 200) times.ready = since();
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    console.log(
+      `run ${run}: /healthz ${times.healthz?.toFixed(1)} s, /api/city/ ${times.city?.toFixed(1)} s, ` +
+        `New York City frost_days ${times.nyc?.toFixed(1)} s, /readyz ready ${times.ready.toFixed(1)} s`,
+    );
+    return times;
+  } finally {
+    try {
+      process.kill(-server.pid!, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results: Record<string, number>[] = [];
+for (let i = 1; i <= RUNS; i++) results.push(await oneRun(i));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+if (results.length > 1) {
+  const m = (k: string) => median(results.map((r) => r[k]!)).toFixed(1);
+  console.log(`median of ${results.length}: /healthz ${m('healthz')} s, /api/city/ ${m('city')} s, New York City ${m('nyc')} s, ready ${m('ready')} s`);
+}
