@@ -8,7 +8,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest
+.PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest bench-first-run
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -19,6 +19,7 @@ help:
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
+	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
 
 # npm ci only when the lockfile changed since the last install.
@@ -63,3 +64,6 @@ ingest: setup
 
 bench-ingest: $(STAMP)
 	$(TSX) bench/ingest.ts
+
+bench-first-run: $(STAMP)
+	$(TSX) bench/first-run.ts
