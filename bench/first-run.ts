@@ -44,15 +44,19 @@ async function oneRun(run: number) {
     while (times.ready === undefined) {
       if (server.exitCode !== null) throw new Error(`make run exited with ${server.exitCode}: ${stderr.slice(-2000)}`);
       if (since() > 600) throw new Error('not ready after 10 minutes');
-      if (times.healthz === undefined && (await status(`${BASE}/healthz`)) === 200) times.healthz = since();
+      const mark = (name: string) => {
+        times[name] = since();
+        console.log(`  ${name} at ${times[name]!.toFixed(1)} s`);
+      };
+      if (times.healthz === undefined && (await status(`${BASE}/healthz`)) === 200) mark('healthz');
       if (times.healthz !== undefined && token === undefined) {
         // The account is made as a user would, once make run has installed the packages.
         const out = execFileSync('make', ['-s', 'user', `EMAIL=${EMAIL}`, `PASSWORD=${PASSWORD}`], { cwd: dir, encoding: 'utf8' });
         token = out.trim().split('\n').pop();
       }
-      if (token && times.city === undefined && (await status(`${BASE}/api/city/?search=new`, token)) === 200) times.city = since();
-      if (token && times.nyc === undefined && (await status(`${BASE}/api/climate-data/${NYC}/RCP85/indicator/frost_days/`, token)) === 200) times.nyc = since();
-      if ((await status(`${BASE}/readyz`)) === 200) times.ready = since();
+      if (token && times.city === undefined && (await status(`${BASE}/api/city/?search=new`, token)) === 200) mark('city');
+      if (token && times.nyc === undefined && (await status(`${BASE}/api/climate-data/${NYC}/RCP85/indicator/frost_days/`, token)) === 200) mark('nyc');
+      if ((await status(`${BASE}/readyz`)) === 200) mark('ready');
       await new Promise((r) => setTimeout(r, 250));
     }
     console.log(
