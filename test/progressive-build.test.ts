@@ -135,7 +135,7 @@ describe('serving a build while it is written', () => {
       },
     });
     await atPause;
-    const { app, token } = await testApp({}, dir);
+    const { app, token } = await testApp({ THROTTLE_BURST_RATE: '3/min' }, dir);
     const auth = { Authorization: `Token ${token}` };
     const [first] = builtCells(dir);
     const waiting = readPlan(dir).cells.filter((c) => !fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id)));
@@ -160,12 +160,16 @@ describe('serving a build while it is written', () => {
     expect(notYet.body.detail).toMatch(/still being built: \d of 6 map cells are ready.*not ready yet; it should be in about \d+ s/);
     expect(notYet.headers.etag).toBeUndefined();
     expect((await request(app).get(point).set(auth)).status).toBe(503);
+    // 503s are not charged: after five of them, the burst of 3/min still has two requests left.
+    for (let i = 0; i < 3; i++) expect((await request(app).get(point).set(auth)).status).toBe(503);
 
     release();
     await building;
     const now = await request(app).get(`${point}indicator/frost_days/`).set(auth);
     expect(now.status).toBe(200);
     expect(Object.keys(now.body.data).length).toBeGreaterThan(0);
+    expect((await request(app).get(point).set(auth)).status).toBe(200);
+    expect((await request(app).get(point).set(auth)).status).toBe(429);
     expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready' });
   }, 120_000);
 });

@@ -19,6 +19,7 @@ export function throttledError(req: Request, windowMs: number): HttpError {
  * per account (`make user ... --burst-rate 100/min`). One limiter per distinct rate, keyed on the
  * account id, so accounts with the same rate share nothing but the configuration. As in the
  * original, the burst check comes first and a request refused by it is not counted as sustained.
+ * A request answered 503 is not counted at all.
  */
 export function accountThrottle(defaults: { burst: string; sustained: string }, onThrottled?: () => void): RequestHandler {
   const limiters = new Map<string, RateLimitRequestHandler>();
@@ -36,6 +37,10 @@ export function accountThrottle(defaults: { burst: string; sustained: string }, 
         // Created on first use of each distinct rate (a handful), deliberately not at start-up.
         validate: { creationStack: false },
         keyGenerator: (_req: Request, res: Response) => String((res.locals.account as AuthenticatedAccount).id),
+        // A 503 is the service's failure, not the caller's use: a cell still being built, a query
+        // past its timeout. Refunded, so that a client retrying after Retry-After loses no quota.
+        skipFailedRequests: true,
+        requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 503,
         handler: (req, _res, next) => {
           onThrottled?.();
           next(throttledError(req, windowMs));
