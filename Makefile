@@ -8,12 +8,13 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup run test data summaries user bench bench-layout typecheck ingest bench-ingest bench-first-run
+.PHONY: help setup build run test data summaries user bench bench-layout typecheck ingest bench-ingest bench-first-run
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
 	@echo "make test   - type-check and run the test suite"
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
+	@echo "make build  - compile src/ into dist/ (make run does it when needed)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
 	@echo "make summaries - rewrite the per-cell summaries of DATA_DIR (after upgrading the service)"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
@@ -27,6 +28,13 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
+# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/ or the lockfile changed.
+DIST := dist/server.js
+$(DIST): $(STAMP) $(shell find src sql -type f) package-lock.json
+	$(TSX) scripts/build-dist.ts
+
+build: $(DIST)
+
 $(DATA_DIR)/manifest.json: | $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
 
@@ -34,8 +42,8 @@ setup: $(STAMP) $(DATA_DIR)/manifest.json
 
 # Serves at once; a missing default data build is written while serving (DATA_AUTOBUILD), resumed
 # where an interrupted one stopped.
-run: $(STAMP)
-	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" DATA_AUTOBUILD=on $(TSX) src/server.ts
+run: $(DIST)
+	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" DATA_AUTOBUILD=on node dist/server.js
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json
@@ -52,7 +60,7 @@ summaries: $(STAMP)
 user: $(STAMP)
 	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts
 
-bench: setup
+bench: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
 	$(TSX) bench/ingest.ts
 

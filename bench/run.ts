@@ -32,10 +32,11 @@ async function freePort(): Promise<number> {
 }
 
 function startServer(env: NodeJS.ProcessEnv): ChildProcess {
-  // node + tsx loader directly, so that the child's pid is the server's own; with the Node options
-  // `make run` gives the server (SERVER_NODE_OPTIONS in the Makefile).
+  // The compiled server as `make run` starts it (make bench builds it first), with the Node options
+  // it gives the server (SERVER_NODE_OPTIONS in the Makefile); node directly, so that the child's
+  // pid is the server's own.
   const nodeOptions = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [...nodeOptions, path.join(ROOT, 'dist', 'server.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

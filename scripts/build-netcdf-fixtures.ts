@@ -1,11 +1,11 @@
 /**
- * Writes small sample NetCDF files in the NEX-GDDP and LOCA layouts (src/ingest/netcdf/fixtureSets.ts)
+ * Writes small sample NetCDF files in the NEX-GDDP and LOCA layouts (test/fixtures/netcdf/fixtureSets.ts)
  * into a folder, to try `make ingest` with:
  *   node_modules/.bin/tsx scripts/build-netcdf-fixtures.ts .tmp/netcdf-samples
  *   make ingest DATASET=NEX-GDDP SRC=.tmp/netcdf-samples/nex
  */
 import path from 'node:path';
-import { writeSampleFixtures } from '../src/ingest/netcdf/fixtureSets.js';
+import { writeSampleFixtures } from '../test/fixtures/netcdf/fixtureSets.js';
 
 const dir = path.resolve(process.argv[2] ?? '.tmp/netcdf-samples');
 const files = await writeSampleFixtures(dir);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Request, RequestHandler } from 'express';
 import { ROOT } from '../config.js';
 
@@ -14,20 +15,27 @@ export interface CachingOptions {
 let fingerprint: string | undefined;
 
 /**
- * A hash of the code that computes the answers (src/, sql/ and the locked dependencies): a fix in
- * an indicator changes answers without a new data build, so it must change the ETags too. The same
- * on every replica running the same code. Read once per process.
+ * The fingerprint of the code that computes the answers: a fix in an indicator changes answers
+ * without a new data build, so it must change the ETags too. `make build` writes it beside the
+ * compiled server (dist/build-info.json, from the compiled code, sql/ and package-lock.json), the
+ * same on every replica running that build. Run from src/ under tsx (tests, development) there is
+ * no build: the sources are hashed instead, once per process.
  */
 export function codeFingerprint(): string {
   if (fingerprint === undefined) {
-    const hash = createHash('sha1');
-    const files = ['src', 'sql'].flatMap((dir) =>
-      (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(path.join(ROOT, f)).isFile()),
-    );
-    for (const f of [...files.sort(), 'package-lock.json']) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f))).update('\0');
-    fingerprint = hash.digest('base64url');
+    const info = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'build-info.json');
+    fingerprint = fs.existsSync(info) ? (JSON.parse(fs.readFileSync(info, 'utf8')) as { code_id: string }).code_id : sourceFingerprint();
   }
   return fingerprint;
+}
+
+function sourceFingerprint(): string {
+  const hash = createHash('sha1');
+  const files = ['src', 'sql'].flatMap((dir) =>
+    (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(path.join(ROOT, f)).isFile()),
+  );
+  for (const f of [...files.sort(), 'package-lock.json']) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f))).update('\0');
+  return hash.digest('base64url');
 }
 
 /**

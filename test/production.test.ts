@@ -1,0 +1,125 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createAuth } from '../src/auth/index.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { loadConfig, ROOT } from '../src/config.js';
+
+/**
+ * The production start: `make build`'s output run by plain node beside a node_modules holding only
+ * the production dependencies (as `npm ci --omit=dev` leaves it), with no src/, test/ or
+ * devDependencies in reach.
+ */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-production-'));
+const dist = path.join(tmp, 'dist');
+let server: ChildProcess | undefined;
+afterAll(() => {
+  if (server?.exitCode === null) server.kill('SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+
+/** The installed packages `npm ci --omit=dev` would keep, linked into tmp/node_modules. */
+function linkProductionDependencies() {
+  const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' }).stdout;
+  const top = path.join(ROOT, 'node_modules') + path.sep;
+  const names = new Set<string>();
+  for (const line of listed.split('\n')) {
+    if (!line.startsWith(top)) continue;
+    const parts = path.relative(top, line).split(path.sep);
+    names.add(parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!);
+  }
+  for (const name of names) {
+    const link = path.join(tmp, 'node_modules', name);
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(path.join(top, name), link);
+  }
+  return names;
+}
+
+describe('production build', () => {
+  it('compiles src/ to dist/ with the docs page script and a build-info fingerprint', () => {
+    const built = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'build-dist.ts'), dist], { cwd: ROOT, encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    expect(fs.existsSync(path.join(dist, 'server.js'))).toBe(true);
+    expect(fs.existsSync(path.join(dist, 'ingest', 'autobuildProcess.js'))).toBe(true);
+    expect(fs.existsSync(path.join(dist, 'http', 'docsPage', 'init.js'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(dist, 'build-info.json'), 'utf8')).code_id).toMatch(/^[\w-]{20,}$/);
+    // What ships: no test helper (the NetCDF fixture writers live under test/fixtures/).
+    const shipped = fs.readdirSync(dist, { recursive: true }) as string[];
+    expect(shipped.filter((f) => /netcdf3Writer|fixtureSets|netcdf[/\\]fixtures/.test(f))).toEqual([]);
+  }, 60_000);
+
+  it('imports nothing but Node built-ins, production dependencies and its own modules', () => {
+    const problems: string[] = [];
+    for (const rel of (fs.readdirSync(dist, { recursive: true }) as string[]).filter((f) => f.endsWith('.js'))) {
+      const file = path.join(dist, rel);
+      const text = fs.readFileSync(file, 'utf8');
+      const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\breq\s*\(\s*|\.resolve\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+      for (const s of specifiers) {
+        if (s.startsWith('.')) {
+          if (!path.resolve(path.dirname(file), s).startsWith(dist + path.sep)) problems.push(`${rel}: ${s} leaves dist/`);
+        } else if (!isBuiltin(s)) {
+          const name = s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!;
+          if (!(name in pkg.dependencies)) problems.push(`${rel}: ${s} is not a production dependency`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('starts with node dist/server.js and only the production dependencies, serves reference and climate data, and stops on SIGTERM', async () => {
+    const linked = linkProductionDependencies();
+    expect(linked.has('@duckdb/node-api')).toBe(true);
+    expect(linked.has('tsx') || linked.has('vitest') || linked.has('esbuild')).toBe(false);
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(tmp, 'package.json'));
+    fs.symlinkSync(path.join(ROOT, 'sql'), path.join(tmp, 'sql'));
+
+    const accountsDb = path.join(tmp, 'accounts.duckdb');
+    const auth = await createAuth(loadConfig({ ACCOUNTS_DB: accountsDb }));
+    const account = await auth.accounts.create('prod@example.com', await hashPassword('prod-password'));
+    const token = await auth.tokens.issue(account.id, account.tokenVersion);
+    await auth.close();
+
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: inject('dataDir'), ACCOUNTS_DB: accountsDb, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    server = spawn(process.execPath, [path.join(dist, 'server.js')], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      let buffered = '';
+      server!.stdout!.on('data', (d: Buffer) => {
+        buffered += d.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) {
+          const record = JSON.parse(line) as { msg?: string; url?: string };
+          if (record.msg === 'listening') resolve(Number(new URL(record.url!).port));
+        }
+      });
+      server!.once('exit', (code) => reject(new Error(`node dist/server.js exited with ${code}: ${stderr}`)));
+    });
+    const get = async (p: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${p}`, { headers: { authorization: `Token ${token}` } });
+      return { status: res.status, body: await res.text() };
+    };
+    expect((await get('/healthz')).status).toBe(200);
+    expect((await get('/readyz')).status).toBe(200);
+    const city = await get('/api/city/?search=new%20york');
+    expect(city.status).toBe(200);
+    expect(JSON.parse(city.body).features[0].properties.name).toBe('New York City');
+    const frost = await get('/api/climate-data/5128581/RCP85/indicator/frost_days/');
+    expect(frost.status).toBe(200);
+    expect(Object.keys(JSON.parse(frost.body).data).length).toBeGreaterThan(0);
+    expect((await get('/api/climate-data/5128581/RCP85/?years=2050')).status).toBe(200);
+    expect((await get('/docs/init.js')).status).toBe(200);
+    expect((await get('/openapi.json')).status).toBe(200);
+
+    server.kill('SIGTERM');
+    const code = await new Promise((resolve) => server!.once('exit', resolve));
+    expect(code, stderr).toBe(0);
+  }, 90_000);
+});
