@@ -122,7 +122,8 @@ describe('data build: reference catalog', () => {
   });
 
   it('numbers the 50 regions by (level1, level2) and keeps the source descriptions', async () => {
-    const rows = await q<{ id: number; level1: number; level2: number; level1_description: string; level2_description: string; geometry: string; min_lon: number; max_lat: number }>(
+    type Row = { id: number; level1: number; level2: number; level1_description: string; level2_description: string; geometry: string; min_lon: number; min_lat: number; max_lon: number; max_lat: number };
+    const rows = await q<Row>(
       `SELECT * FROM ${table('region')} ORDER BY id`,
     );
     expect(rows).toHaveLength(50);
@@ -132,7 +133,22 @@ describe('data build: reference catalog', () => {
     expect(r85.level1_description).toBe('Eastern Temperate Forests');
     expect(r85.level2_description).toBe('Mississippi Alluvial and Southeast USA Coastal Plains');
     expect(JSON.parse(r85.geometry).type).toBe('MultiPolygon');
-    expect(r85.min_lon).toBeLessThan(r85.max_lat);
+    // Every region's bbox is exactly the extent of its geometry's coordinates (in_bbox filters on it).
+    for (const r of rows) {
+      const geometry = JSON.parse(r.geometry) as { type: string; coordinates: unknown };
+      const coords = (geometry.type === 'Polygon' ? [geometry.coordinates as number[][][]] : (geometry.coordinates as number[][][][])).flat(2);
+      const lons = coords.map((c) => c[0]!);
+      const lats = coords.map((c) => c[1]!);
+      expect([r.min_lon, r.min_lat, r.max_lon, r.max_lat], `region ${r.id}`).toEqual([Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)]);
+      expect(r.min_lon).toBeLessThan(r.max_lon);
+      expect(r.min_lat).toBeLessThan(r.max_lat);
+    }
+    // The Mississippi Alluvial and Southeast USA Coastal Plains: from Louisiana to Cape Cod.
+    expect(r85.min_lon).toBeGreaterThan(-95);
+    expect(r85.max_lon).toBeLessThan(-69);
+    expect(r85.min_lat).toBeGreaterThan(25);
+    expect(r85.max_lat).toBeLessThan(43);
+    expect(r85.max_lon - r85.min_lon).toBeGreaterThan(15);
   });
 
   it('joins Census boundaries to cities by GeoNames id', async () => {

