@@ -12,6 +12,7 @@ import { errorHandler, unknownPath } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
 import { requestLog } from './http/requestLog.js';
+import { securityHeaders } from './http/securityHeaders.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import { accountThrottle } from './http/throttle.js';
 import { createLogger, type Logger } from './logger.js';
@@ -45,6 +46,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
 
   const metrics = config.METRICS === 'on' ? createMetrics(queries) : undefined;
   app.use(requestLog(logger ?? createLogger(config.LOG_LEVEL)));
+  app.use(securityHeaders());
   if (metrics) app.use(metrics.requests);
   // gzip at level 1 (nginx's default): a raw century's JSON takes 11 ms instead of 38 at zlib's
   // default level 6, for 461 KB instead of 400; CPU, not bandwidth, is what a 2-core server runs

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,17 @@ const envSchema = z.object({
   ACCOUNTS_DB: z.string().default(path.join(ROOT, 'data', 'accounts.duckdb')),
   /** Optional fixed signing secret; without it a random one is kept in the accounts store. */
   TOKEN_SECRET: z.string().min(32).optional(),
+  /** The same, read from a file (a mounted secret); the file's text without a final newline. */
+  TOKEN_SECRET_FILE: z.string().min(1).optional(),
+  /**
+   * Token lifetime: seconds, or a number with s, m, h or d (`30d`). Unset: tokens do not expire, as
+   * the original's did not; an expired token gets a 401 that says so.
+   */
+  TOKEN_TTL: z
+    .string()
+    .regex(/^[1-9]\d*[smhd]?$/, 'must be a positive number of seconds, or a number with s, m, h or d (30d)')
+    .transform((v) => Number.parseInt(v, 10) * { s: 1, m: 60, h: 3600, d: 86_400 }[/[smhd]$/.test(v) ? (v.slice(-1) as 's') : 's'])
+    .optional(),
   TOKEN_AUTH_RATE: rate.default('5/min'),
   THROTTLE_BURST_RATE: rate.default('20/min'),
   THROTTLE_SUSTAINED_RATE: rate.default('5000/day'),
@@ -61,11 +73,23 @@ export type Config = z.infer<typeof envSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const fail = (lines: string[]): never => {
     throw new Error(`Invalid environment configuration:\n${lines.join('\n')}\nSee README.md, "Configuration".`);
+  };
+  if (!parsed.success) fail(parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`));
+  const config = parsed.data!;
+  if (config.TOKEN_SECRET_FILE !== undefined) {
+    if (config.TOKEN_SECRET !== undefined) fail(['  TOKEN_SECRET_FILE: set either TOKEN_SECRET or TOKEN_SECRET_FILE, not both']);
+    let secret = '';
+    try {
+      secret = fs.readFileSync(config.TOKEN_SECRET_FILE, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      fail([`  TOKEN_SECRET_FILE: cannot read ${config.TOKEN_SECRET_FILE} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    }
+    if (secret.length < 32) fail([`  TOKEN_SECRET_FILE: ${config.TOKEN_SECRET_FILE} must hold at least 32 characters, it has ${secret.length}`]);
+    config.TOKEN_SECRET = secret;
   }
-  return parsed.data;
+  return config;
 }
 
 /** "20/min" -> { limit: 20, windowMs: 60000 } */

@@ -40,6 +40,11 @@ afterAll(async () => {
   }
 });
 
+/**
+ * The docs page in a new tab: requests to other hosts are blocked and listed (`outside`), and
+ * page errors and Content-Security-Policy violations (reported to the console and as events) are
+ * collected in `errors`.
+ */
 async function openDocs(): Promise<{ page: Page; outside: string[]; errors: string[] }> {
   if (!hasChromium) throw new Error(MISSING);
   const page = await browser.newPage();
@@ -52,7 +57,16 @@ async function openDocs(): Promise<{ page: Page; outside: string[]; errors: stri
     return route.abort();
   });
   page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${base}/docs/`);
+  page.on('console', (msg) => {
+    if (/Content[- ]Security[- ]Policy/i.test(msg.text())) errors.push(msg.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content-Security-Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(`${base}/docs/`);
+  const csp = response?.headers()['content-security-policy'] ?? '';
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self'");
   await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
   return { page, outside, errors };
 }

@@ -85,7 +85,15 @@ export class DuckDBAccountStore implements AccountStore {
     if (this.closed) return Promise.reject(new Error('The account store is closed.'));
     const previous = queues.get(this.file) ?? Promise.resolve();
     const run = previous.then(async () => {
-      const instance = await this.open();
+      // The file holds password hashes and the token signing secret: DuckDB creates it and its
+      // write-ahead log while an operation runs, so files created meanwhile are the owner's only.
+      // umask is process-wide; nothing else in the server creates files (the data build runs in
+      // a process of its own).
+      const umask = process.umask(0o077);
+      const instance = await this.open().catch((err: unknown) => {
+        process.umask(umask);
+        throw err;
+      });
       try {
         const conn = await instance.connect();
         try {
@@ -104,6 +112,7 @@ export class DuckDBAccountStore implements AccountStore {
         }
       } finally {
         instance.closeSync();
+        process.umask(umask);
       }
     });
     const settled = run.then(
@@ -124,7 +133,10 @@ export class DuckDBAccountStore implements AccountStore {
     for (let delay = 25; ; delay = Math.min(delay * 2, 400)) {
       try {
         // One thread: the statements are tiny, and the climate store has the cores.
-        return await DuckDBInstance.create(this.file, { threads: '1' });
+        const instance = await DuckDBInstance.create(this.file, { threads: '1' });
+        // A file made before its mode was enforced (or copied in) is made private too.
+        if ((fs.statSync(this.file).mode & 0o077) !== 0) fs.chmodSync(this.file, 0o600);
+        return instance;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         const locked = /Could not set lock|Conflicting lock/i.test(message);

@@ -25,9 +25,9 @@ export interface Auth {
  * the signing secret in the accounts store unless TOKEN_SECRET is set, so this fails early when
  * the accounts file cannot be opened.
  */
-export async function createAuth(config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE'>): Promise<Auth> {
+export async function createAuth(config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE' | 'TOKEN_TTL'>): Promise<Auth> {
   const accounts = new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
-  const tokens = new TokenService(await accounts.signingSecret());
+  const tokens = new TokenService(await accounts.signingSecret(), config.TOKEN_TTL);
   return {
     accounts,
     tokens,

@@ -45,6 +45,7 @@ export function requireToken(accounts: AccountStore, tokens: TokenService): Requ
     const key = parts[1]!;
     if (!validUtf8(key)) throw unauthorized('Invalid token header. Token string should not contain invalid characters.');
     const claims = await tokens.read(key);
+    if (claims === 'expired') throw unauthorized('Token has expired: get a new one from /api-token-auth/.');
     const state = claims && (await accounts.tokenState(claims.accountId));
     if (!claims || !state || state.tokenVersion !== claims.version) throw unauthorized('Invalid token.');
     if (!state.isActive) throw unauthorized('User inactive or deleted.');
