@@ -1,16 +1,10 @@
 import { MemoryStore, type Store } from 'express-rate-limit';
 
 /**
- * The one place that decides where throttle counters live. The embedded default keeps them in
- * process memory (express-rate-limit's MemoryStore: fixed windows). Several replicas behind a load
- * balancer need one shared Store instead, for example `rate-limit-redis` against Redis, which
- * plugs in here without touching routes:
- *
- *     return new RedisStore({ prefix: `throttle:${name}:`, sendCommand: ... });
- *
- * `name` tells the limiters apart in such a shared store (their keys would collide otherwise:
- * the burst and sustained limiters both key on the account id); each limiter calls this once
- * with its own name and gets its own store. MemoryStore needs no name.
+ * The one place that decides where throttle counters live: in process memory (express-rate-limit's
+ * MemoryStore, fixed windows), the only store there is. Each limiter calls this once with its own
+ * name, which a shared store would need to keep the limiters' keys apart (the burst and sustained
+ * limiters both key on the account id); MemoryStore needs none.
  */
 export function createThrottleStore(name = 'default'): Store {
   void name;
