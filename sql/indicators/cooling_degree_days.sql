@@ -1,10 +1,8 @@
 -- Sum over the days of (daily mean temperature - base), for days above the base ('basetemp', K).
 WITH per_model AS (
   SELECT period, model, coalesce(fsum((tasmax + tasmin) / 2 - getvariable('basetemp')) FILTER (WHERE (tasmax + tasmin) / 2 > getvariable('basetemp')), 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  FROM request_days(getvariable('baseline_years'))
   GROUP BY period, model
-)
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_delta_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+),
+in_units AS (SELECT period, model, temperature_delta_from_k(value, getvariable('units')) AS value FROM per_model)
+FROM period_stats('in_units')

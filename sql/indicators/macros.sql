@@ -92,15 +92,34 @@ CREATE OR REPLACE MACRO join_runs(a, b) AS {
   'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
 };
 
+-- The change against a baseline (relative_to): the templates compute each model's values for the
+-- requested periods and, through the same expressions, for the same kind of period over the
+-- baseline years of the cell's historical files ('baseline_file', 'baseline_monthly_file',
+-- 'baseline_years'); the baseline's period ids are negated, so that they group apart from the
+-- requested ones and period_stats tells them apart. 'baseline_years' is NULL without a baseline.
+-- query() binds only the statement its constant argument names, so a request without a baseline
+-- binds no baseline branch (binding, not scanning, is most of a small query's time).
+
+-- The request's monthly summaries (month_rows), then the baseline's when there is one (baseline_years).
+CREATE OR REPLACE MACRO request_months(baseline_years) AS TABLE
+  FROM query(CASE WHEN baseline_years IS NULL
+    THEN 'FROM month_rows(getvariable(''monthly_file''), getvariable(''models''), getvariable(''years''), getvariable(''time_aggregation''))'
+    ELSE 'FROM month_rows(getvariable(''monthly_file''), getvariable(''models''), getvariable(''years''), getvariable(''time_aggregation''))
+          UNION ALL
+          SELECT * REPLACE (-period AS period)
+          FROM month_rows(getvariable(''baseline_monthly_file''), getvariable(''models''), getvariable(''baseline_years''), getvariable(''time_aggregation''))'
+  END);
+
 -- Per model and period, from the months' run summaries of one series ('dry': pr = 0, 'not_wet':
 -- not pr > 0, 'heat': tasmax more than 5 K above the historic daily mean of the range starting in
 -- historic_start): the days counted (n), the longest run and the runs of 5 or more days, exactly as
 -- if the period's days were one list: the months' summaries joined in date order (join_runs).
-CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, historic_start) AS TABLE
+-- The months are those of the request and of its baseline (request_months).
+CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years) AS TABLE
   WITH months AS (
     SELECT model, period, year * 12 + month AS ym,
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
-    FROM month_rows(monthly_file, models, years, agg)
+    FROM request_months(baseline_years)
   )
   SELECT model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
@@ -130,7 +149,20 @@ CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, s
     -- An uncorrelated IN on a struct key: cheaper to bind than a correlated subquery.
     AND (agg <> 'offset_yearly' OR {'model': model, 'year': period} IN (SELECT {'model': model, 'year': year} FROM offset_years(monthly_file, years)));
 
--- indicator_days for the templates that answer whole-month periods from the monthly summaries:
+-- The request's days (indicator_days), then the baseline's when there is one (baseline_years).
+CREATE OR REPLACE MACRO request_days(baseline_years) AS TABLE
+  FROM query(CASE WHEN baseline_years IS NULL
+    THEN 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
+                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+    ELSE 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
+                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))
+          UNION ALL
+          SELECT * REPLACE (-period AS period)
+          FROM indicator_days(getvariable(''baseline_file''), getvariable(''baseline_monthly_file''), getvariable(''models''),
+                              getvariable(''baseline_years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+  END);
+
+-- request_days for the templates that answer whole-month periods from the monthly summaries:
 -- the days of offset years and custom spans, and no rows otherwise. DuckDB binds every branch of a
 -- query, even one a constant condition prunes, and binding indicator_days is a good part of a small
 -- query's time (1.8-2.9 ms of a yearly frost_days). query() binds only the statement its constant
@@ -140,9 +172,57 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
   FROM query(CASE WHEN whole_months(agg)
     THEN 'SELECT NULL::VARCHAR AS model, NULL::DATE AS date, NULL::INTEGER AS year, NULL::DOUBLE AS tasmax,
                  NULL::DOUBLE AS tasmin, NULL::DOUBLE AS pr, NULL::BIGINT AS period WHERE false'
-    ELSE 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
-                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+    ELSE 'FROM request_days(getvariable(''baseline_years''))'
   END);
+
+-- Which baseline period a requested period is compared with: the same month, quarter or custom
+-- span; yearly and offset-yearly periods (and multi-year windows, made of years) with the mean year.
+CREATE OR REPLACE MACRO baseline_slot(agg, id) AS CASE agg
+  WHEN 'monthly' THEN id % 100 WHEN 'quarterly' THEN id % 10 WHEN 'custom' THEN id % 1000 ELSE 0 END;
+
+-- A model's value against its baseline: 'absolute' (the difference) or 'percent' (of the baseline;
+-- NULL where the baseline is 0); the value itself without a baseline.
+CREATE OR REPLACE MACRO changed(v, base, change) AS CASE change
+  WHEN 'absolute' THEN v - base WHEN 'percent' THEN 100.0 * (v - base) / nullif(base, 0) ELSE v END;
+
+-- Every template's last step: per_model names the template's table of (period, model, value), the
+-- value in the requested units. Per period, the requested statistics across the models, with the
+-- API's period keys. A request with a baseline or multi-year windows takes period_changes.
+CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
+  FROM query(CASE WHEN getvariable('baseline_years') IS NULL AND getvariable('windows') IS NULL
+    THEN 'SELECT period_label(getvariable(''time_aggregation''), period) AS period, across_models(list(value), getvariable(''aggs'')) AS stats
+          FROM ' || per_model || ' GROUP BY period ORDER BY period'
+    ELSE 'FROM period_changes(''' || per_model || ''')'
+  END);
+
+-- period_stats with multi-year windows ('windows', a list of {s, e} year spans, over yearly
+-- values: each model's mean over the window's years) and a baseline (each model's mean over the
+-- baseline's periods of the same slot, then changed()). Models without a value (a percent of a zero
+-- baseline) are left out of the statistics; a period where none is left has null statistics.
+CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
+  WITH vals AS (FROM query_table(per_model)),
+  windows AS (
+    SELECT unnest(range(1, len(w) + 1)) AS i, unnest(w) AS span
+    FROM (SELECT getvariable('windows') AS w) WHERE w IS NOT NULL
+  ),
+  requested AS (
+    SELECT period, model, value FROM vals WHERE period > 0 AND getvariable('windows') IS NULL
+    UNION ALL
+    SELECT i, model, favg(value) FROM vals JOIN windows ON vals.period BETWEEN span.s AND span.e
+    GROUP BY i, model
+  ),
+  baseline AS (
+    SELECT baseline_slot(getvariable('time_aggregation'), -period) AS slot, model, favg(value) AS value
+    FROM vals WHERE period < 0
+    GROUP BY slot, model
+  )
+  SELECT CASE WHEN getvariable('windows') IS NULL THEN period_label(getvariable('time_aggregation'), r.period)
+              ELSE printf('%d-%d', getvariable('windows')[r.period].s, getvariable('windows')[r.period].e) END AS period,
+         across_models(coalesce(list(changed(r.value, b.value, getvariable('change'))) FILTER (WHERE changed(r.value, b.value, getvariable('change')) IS NOT NULL), []), getvariable('aggs')) AS stats
+  FROM requested AS r
+  LEFT JOIN baseline AS b ON b.model = r.model AND b.slot = baseline_slot(getvariable('time_aggregation'), r.period)
+  GROUP BY r.period
+  ORDER BY r.period;
 
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).

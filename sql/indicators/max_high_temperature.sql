@@ -2,14 +2,12 @@
 -- Whole-month periods take the extreme of the monthly extremes; offset years and custom spans read the days.
 WITH per_model AS (
   SELECT period, model, max(max_tasmax) AS value
-  FROM month_rows(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'))
+  FROM request_months(getvariable('baseline_years'))
   GROUP BY period, model
   UNION ALL
   SELECT period, model, max(tasmax) AS value
   FROM month_cutting_days(getvariable('time_aggregation'))
   GROUP BY period, model
-)
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+),
+in_units AS (SELECT period, model, temperature_from_k(value, getvariable('units')) AS value FROM per_model)
+FROM period_stats('in_units')

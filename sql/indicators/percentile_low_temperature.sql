@@ -1,10 +1,8 @@
 -- The percentile (variable 'percentile', 1..99) of the daily low temperature per period and model, linear interpolation.
 WITH per_model AS (
   SELECT period, model, quantile_cont(tasmin, getvariable('percentile') / 100) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  FROM request_days(getvariable('baseline_years'))
   GROUP BY period, model
-)
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+),
+in_units AS (SELECT period, model, temperature_from_k(value, getvariable('units')) AS value FROM per_model)
+FROM period_stats('in_units')

@@ -1,10 +1,8 @@
 -- Total precipitation per period and model: the sum of the daily mean rates times 86400 s (kg/m^2 = mm).
 WITH per_model AS (
   SELECT period, model, coalesce(fsum(pr) * 86400.0, 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
+  FROM request_days(getvariable('baseline_years'))
   GROUP BY period, model
-)
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(precipitation_amount_from_si(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+),
+in_units AS (SELECT period, model, precipitation_amount_from_si(value, getvariable('units')) AS value FROM per_model)
+FROM period_stats('in_units')
