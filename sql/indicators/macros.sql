@@ -175,6 +175,23 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
     ELSE 'FROM request_days(getvariable(''baseline_years''))'
   END);
 
+-- Indicator families. Most templates are one of these two with their own expressions: a macro's
+-- arguments are expressions, put in where its body names them (aggregates included), so a template
+-- says only what it reduces the days or months to.
+
+-- Each model's value per period: an aggregate (reduce) of the request's days, e.g. favg(tasmax)
+-- (a statistic of a variable), count(*) FILTER (WHERE ...) (a threshold count), fsum(...) (degree
+-- days). baseline_years: as request_days.
+CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
+  SELECT period, model, reduce AS value FROM request_days(baseline_years) GROUP BY period, model;
+
+-- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
+-- the summaries' columns, day_reduce the days of offset years and custom spans.
+CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
+  SELECT period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY period, model
+  UNION ALL
+  SELECT period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY period, model;
+
 -- Every template's last step: per_model names the template's table of (period, model, value), the
 -- value in the requested units. Per period, the requested statistics across the models, with the
 -- API's period keys. With multi-year windows, each model's yearly values are first averaged over
