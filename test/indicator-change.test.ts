@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../src/ingest/build.js';
@@ -262,6 +263,27 @@ describe('labels and shapes', () => {
     // years narrows a window to the requested years.
     const narrowed = await ask('NEX-GDDP', 'RCP85', 'frost_days', 'time_aggregation=window&windows=2040:2052&years=2051:2052&agg=avg');
     expect(narrowed.data['2040-2052']).toEqual(full.data['2051-2052']);
+  });
+
+  it('names the baseline in the Arrow schema metadata, with the JSON values', async () => {
+    const url = `/api/climate-data/${city}/RCP85/indicator/frost_days/?relative_to=1981:1990&change=percent&agg=avg&years=2040:2041&format=arrow`;
+    const arrowTable = async (u: string) => {
+      const res = await get(u)
+        .buffer(true)
+        .parse((r, done) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => done(null, Buffer.concat(chunks)));
+        })
+        .expect(200);
+      return tableFromIPC(res.body as Buffer);
+    };
+    const table = await arrowTable(url);
+    expect(JSON.parse(table.schema.metadata.get('relative_to')!)).toEqual({ start_year: 1981, end_year: 1990, change: 'percent' });
+    const json = await ask('NEX-GDDP', 'RCP85', 'frost_days', 'relative_to=1981:1990&change=percent&agg=avg&years=2040:2041');
+    expect(table.getChild('value')!.toArray()[0]).toBe(json.data['2040']!.avg);
+    const plain = await arrowTable(url.replace('relative_to=1981:1990&change=percent&', ''));
+    expect(plain.schema.metadata.has('relative_to')).toBe(false);
   });
 
   it('answers relative_to in CSV too, with the JSON values', async () => {

@@ -80,7 +80,7 @@ export function indicatorRoutes({ catalog, queries, throttle, maxModelYears }: C
     }
     if (format !== 'json') {
       const labels = tableLabels(location, dataset, scenario);
-      const ctx = { labels, indicator: meta.name, units, timeAggregation, models };
+      const ctx = { labels, indicator: meta.name, units, timeAggregation, models, relativeTo };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     const data = dataJson(rows);
