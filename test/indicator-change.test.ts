@@ -267,17 +267,7 @@ describe('labels and shapes', () => {
 
   it('names the baseline in the Arrow schema metadata, with the JSON values', async () => {
     const url = `/api/climate-data/${city}/RCP85/indicator/frost_days/?relative_to=1981:1990&change=percent&agg=avg&years=2040:2041&format=arrow`;
-    const arrowTable = async (u: string) => {
-      const res = await get(u)
-        .buffer(true)
-        .parse((r, done) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => done(null, Buffer.concat(chunks)));
-        })
-        .expect(200);
-      return tableFromIPC(res.body as Buffer);
-    };
+    const arrowTable = async (u: string) => tableFromIPC((await get(u).responseType('blob').expect(200)).body as Buffer);
     const table = await arrowTable(url);
     expect(JSON.parse(table.schema.metadata.get('relative_to')!)).toEqual({ start_year: 1981, end_year: 1990, change: 'percent' });
     const json = await ask('NEX-GDDP', 'RCP85', 'frost_days', 'relative_to=1981:1990&change=percent&agg=avg&years=2040:2041');
