@@ -52,6 +52,8 @@ export function climateWorkloads(catalog: Catalog): Workload[] {
   const paths = (suffix: string) => cities.map((id) => `/api/climate-data/${id}/RCP85/${suffix}`);
   const defs: [string, string[]][] = [
     ['frost_days yearly', paths('indicator/frost_days/')],
+    // The change against the 1971-2000 baseline: at most 1.5x the plain request (issue 14).
+    ['frost_days yearly relative_to=1971', paths('indicator/frost_days/?relative_to=1971')],
     ['heat_wave_incidents monthly', paths('indicator/heat_wave_incidents/?time_aggregation=monthly')],
     ['dry_spells monthly', paths('indicator/dry_spells/?time_aggregation=monthly')],
     ['raw century, 3 variables, agg=avg', paths('')],

@@ -284,7 +284,7 @@ describe('indicator validation', () => {
     ['frost_days', 'agg=foo', /^agg accepts .*got 'foo'/],
     ['frost_days', 'agg=100th', /^agg accepts/],
     ['frost_days', 'agg=0th', /^agg accepts/],
-    ['frost_days', 'time_aggregation=weekly', /^time_aggregation must be one of yearly, quarterly, monthly, offset_yearly, custom; got 'weekly'/],
+    ['frost_days', 'time_aggregation=weekly', /^time_aggregation must be one of yearly, quarterly, monthly, offset_yearly, custom, decadal, window; got 'weekly'/],
     ['frost_days', 'time_aggregation=custom', /^custom_time_agg is required when time_aggregation is custom/],
     ['frost_days', 'custom_time_agg=1-1:2-1', /^If custom_time_agg is provided, param time_aggregation must equal "custom"/],
     ['frost_days', 'time_aggregation=custom&custom_time_agg=1-1', /^custom_time_agg: each span needs exactly a start and an end/],
@@ -341,11 +341,11 @@ describe('GET /api/indicator/', () => {
   it('shows one indicator as the original to_dict (Appendix A), or 404', async () => {
     const res = await get('/api/indicator/max_temperature_threshold/').expect(200);
     expect(res.body.label).toBe('Max Temperature Threshold');
-    expect(res.body.valid_aggregations).toEqual(['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom']);
+    expect(res.body.valid_aggregations).toEqual(['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom', 'decadal', 'window']);
     expect(res.body.variables).toEqual(['tasmax']);
     expect(res.body.available_units).toEqual(['days']);
     expect(res.body.parameters.map((p: { name: string }) => p.name)).toEqual([
-      'agg', 'custom_time_agg', 'dataset', 'models', 'threshold', 'threshold_comparator', 'threshold_units', 'time_aggregation', 'units', 'years',
+      'agg', 'change', 'custom_time_agg', 'dataset', 'models', 'relative_to', 'threshold', 'threshold_comparator', 'threshold_units', 'time_aggregation', 'units', 'windows', 'years',
     ]);
     expect(res.body.parameters.find((p: { name: string }) => p.name === 'threshold')).not.toHaveProperty('default');
     expect(res.body.parameters.find((p: { name: string }) => p.name === 'units').default).toBe('days');

@@ -107,7 +107,10 @@ describe('the OpenAPI document', () => {
     expect(raw['query:format']).toMatchObject({ enum: ['json', 'csv', 'arrow'], default: 'json' });
 
     const ind = params('/api/climate-data/{city}/{scenario}/indicator/{indicator_name}/');
-    expect(ind['query:time_aggregation']).toMatchObject({ enum: ['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom'], default: 'yearly' });
+    expect(ind['query:time_aggregation']).toMatchObject({ enum: ['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom', 'decadal', 'window'], default: 'yearly' });
+    expect(ind['query:change']).toMatchObject({ enum: ['absolute', 'percent'], default: 'absolute' });
+    expect(String(ind['query:relative_to']!.description)).toMatch(/start year of a historic range/);
+    expect(String(ind['query:windows']!.description)).toMatch(/at most 20/);
     expect(ind['query:agg']).toMatchObject({ default: 'min,max,avg' });
     expect(ind['query:percentile']).toMatchObject({ type: 'integer', minimum: 1, maximum: 99 });
     expect(ind['query:threshold_comparator']).toMatchObject({ enum: ['lt', 'lte', 'gt', 'gte'] });

@@ -15,6 +15,15 @@ SET VARIABLE years = range(2050, 2053)::INTEGER[];
 -- yearly | quarterly | monthly | offset_yearly | custom (then spans, MMDD pairs: 3-1:5-31 is {s: 301, e: 531})
 SET VARIABLE time_aggregation = 'yearly';
 SET VARIABLE spans = []::STRUCT(s INTEGER, e INTEGER)[];
+-- The API's decadal and window: time_aggregation 'yearly' and the year spans, each model's yearly
+-- values averaged over each span (decadal: [{s: 2050, e: 2059}, ...]); NULL for none.
+SET VARIABLE windows = NULL::STRUCT(s INTEGER, e INTEGER)[];
+-- relative_to: the change of each model's values against its mean over the baseline years of the
+-- cell's historical files; change 'absolute' or 'percent'. baseline_years NULL: no baseline.
+SET VARIABLE baseline_file = 'data/build/climate/NEX-GDDP/historical/752103.parquet';
+SET VARIABLE baseline_monthly_file = 'data/build/monthly/NEX-GDDP/historical/752103.parquet';
+SET VARIABLE baseline_years = NULL::INTEGER[];  -- e.g. range(1971, 2001)::INTEGER[]
+SET VARIABLE change = 'absolute';
 -- Statistics across models, and the output units (one of the indicator's available_units).
 SET VARIABLE aggs = ['min', 'max', 'avg', '95th'];
 SET VARIABLE units = 'F';

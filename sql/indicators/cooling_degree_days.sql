@@ -1,10 +1,6 @@
 -- Sum over the days of (daily mean temperature - base), for days above the base ('basetemp', K).
 WITH per_model AS (
-  SELECT period, model, coalesce(fsum((tasmax + tasmin) / 2 - getvariable('basetemp')) FILTER (WHERE (tasmax + tasmin) / 2 > getvariable('basetemp')), 0) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
-  GROUP BY period, model
+  FROM days_per_model(temperature_delta_from_k(coalesce(fsum((tasmax + tasmin) / 2 - getvariable('basetemp')) FILTER (WHERE (tasmax + tasmin) / 2 > getvariable('basetemp')), 0), getvariable('units')),
+                      getvariable('baseline_years'))
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_delta_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

@@ -5,10 +5,7 @@ WITH baseline AS (
 ),
 per_model AS (
   SELECT period, model, count(*) FILTER (WHERE pr > baseline.threshold) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans')), baseline
+  FROM request_days(getvariable('baseline_years')), baseline
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

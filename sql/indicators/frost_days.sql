@@ -1,15 +1,8 @@
 -- Days per period with a low temperature at or below freezing (tasmin <= 273.15 K).
 -- Whole-month periods add up the monthly counts; offset years and custom spans count the days.
 WITH per_model AS (
-  SELECT period, model, sum(frost_days)::BIGINT AS value
-  FROM month_rows(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'))
-  GROUP BY period, model
-  UNION ALL
-  SELECT period, model, count(*) FILTER (WHERE tasmin <= 273.15) AS value
-  FROM month_cutting_days(getvariable('time_aggregation'))
-  GROUP BY period, model
+  FROM months_per_model(sum(frost_days)::BIGINT,
+                        count(*) FILTER (WHERE tasmin <= 273.15),
+                        getvariable('time_aggregation'), getvariable('baseline_years'))
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

@@ -8,7 +8,7 @@ WITH norms AS (
 ),
 per_model AS (
   SELECT period, model, runs5 AS value
-  FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'heat', getvariable('historic_start'))
+  FROM period_runs(getvariable('time_aggregation'), 'heat', getvariable('historic_start'), getvariable('baseline_years'))
   UNION ALL
   SELECT period, model, len(list_filter(run_lengths(in_date_order(list({'date': d.date, 'flag': tasmax > norm + 5}))), n -> n >= 5)) AS value
   FROM month_cutting_days(getvariable('time_aggregation')) AS d
@@ -16,7 +16,4 @@ per_model AS (
   WHERE tasmax IS NOT NULL
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

@@ -110,15 +110,34 @@ CREATE OR REPLACE MACRO join_runs(a, b) AS {
   'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
 };
 
+-- The change against a baseline (relative_to): the templates compute each model's values for the
+-- requested periods and, through the same expressions, for the same kind of period over the
+-- baseline years of the cell's historical files ('baseline_file', 'baseline_monthly_file',
+-- 'baseline_years'); the baseline's period ids are negated, so that they group apart from the
+-- requested ones and period_stats tells them apart. 'baseline_years' is NULL without a baseline.
+-- query() binds only the statement its constant argument names, so a request without a baseline
+-- binds no baseline branch (binding, not scanning, is most of a small query's time).
+
+-- The request's monthly summaries (month_rows), then the baseline's when there is one (baseline_years).
+CREATE OR REPLACE MACRO request_months(baseline_years) AS TABLE
+  FROM query(CASE WHEN baseline_years IS NULL
+    THEN 'FROM month_rows(getvariable(''monthly_file''), getvariable(''models''), getvariable(''years''), getvariable(''time_aggregation''))'
+    ELSE 'FROM month_rows(getvariable(''monthly_file''), getvariable(''models''), getvariable(''years''), getvariable(''time_aggregation''))
+          UNION ALL
+          SELECT * REPLACE (-period AS period)
+          FROM month_rows(getvariable(''baseline_monthly_file''), getvariable(''models''), getvariable(''baseline_years''), getvariable(''time_aggregation''))'
+  END);
+
 -- Per model and period, from the months' run summaries of one series ('dry': pr = 0, 'not_wet':
 -- not pr > 0, 'heat': tasmax more than 5 K above the historic daily mean of the range starting in
 -- historic_start): the days counted (n), the longest run and the runs of 5 or more days, exactly as
 -- if the period's days were one list: the months' summaries joined in date order (join_runs).
-CREATE OR REPLACE MACRO period_runs(monthly_file, models, years, agg, series, historic_start) AS TABLE
+-- The months are those of the request and of its baseline (request_months).
+CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years) AS TABLE
   WITH months AS (
     SELECT model, period, year * 12 + month AS ym,
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
-    FROM month_rows(monthly_file, models, years, agg)
+    FROM request_months(baseline_years)
   )
   SELECT model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
@@ -148,7 +167,20 @@ CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, s
     -- An uncorrelated IN on a struct key: cheaper to bind than a correlated subquery.
     AND (agg <> 'offset_yearly' OR {'model': model, 'year': period} IN (SELECT {'model': model, 'year': year} FROM offset_years(monthly_file, years)));
 
--- indicator_days for the templates that answer whole-month periods from the monthly summaries:
+-- The request's days (indicator_days), then the baseline's when there is one (baseline_years).
+CREATE OR REPLACE MACRO request_days(baseline_years) AS TABLE
+  FROM query(CASE WHEN baseline_years IS NULL
+    THEN 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
+                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+    ELSE 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
+                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))
+          UNION ALL
+          SELECT * REPLACE (-period AS period)
+          FROM indicator_days(getvariable(''baseline_file''), getvariable(''baseline_monthly_file''), getvariable(''models''),
+                              getvariable(''baseline_years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+  END);
+
+-- request_days for the templates that answer whole-month periods from the monthly summaries:
 -- the days of offset years and custom spans, and no rows otherwise. DuckDB binds every branch of a
 -- query, even one a constant condition prunes, and binding indicator_days is a good part of a small
 -- query's time (1.8-2.9 ms of a yearly frost_days). query() binds only the statement its constant
@@ -158,9 +190,79 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
   FROM query(CASE WHEN whole_months(agg)
     THEN 'SELECT NULL::VARCHAR AS model, NULL::DATE AS date, NULL::INTEGER AS year, NULL::DOUBLE AS tasmax,
                  NULL::DOUBLE AS tasmin, NULL::DOUBLE AS pr, NULL::BIGINT AS period WHERE false'
-    ELSE 'FROM indicator_days(getvariable(''file''), getvariable(''monthly_file''), getvariable(''models''),
-                             getvariable(''years''), getvariable(''time_aggregation''), getvariable(''spans''))'
+    ELSE 'FROM request_days(getvariable(''baseline_years''))'
   END);
+
+-- Indicator families. Most templates are one of these two with their own expressions: a macro's
+-- arguments are expressions, put in where its body names them (aggregates included), so a template
+-- says only what it reduces the days or months to.
+
+-- Each model's value per period: an aggregate (reduce) of the request's days, e.g. favg(tasmax)
+-- (a statistic of a variable), count(*) FILTER (WHERE ...) (a threshold count), fsum(...) (degree
+-- days). baseline_years: as request_days.
+CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
+  SELECT period, model, reduce AS value FROM request_days(baseline_years) GROUP BY period, model;
+
+-- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
+-- the summaries' columns, day_reduce the days of offset years and custom spans.
+CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
+  SELECT period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY period, model
+  UNION ALL
+  SELECT period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY period, model;
+
+-- Every template's last step: per_model names the template's table of (period, model, value), the
+-- value in the requested units. Per period, the requested statistics across the models, with the
+-- API's period keys. With multi-year windows, each model's yearly values are first averaged over
+-- each window (in_windows); with a baseline, each model's value becomes its change
+-- (period_changes). A plain request binds neither: query() binds only the statement it is given.
+CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
+  FROM query(CASE
+    WHEN getvariable('windows') IS NOT NULL THEN 'WITH windowed AS (FROM in_windows(''' || per_model || ''')) FROM period_changes(''windowed'')'
+    WHEN getvariable('baseline_years') IS NOT NULL THEN 'FROM period_changes(''' || per_model || ''')'
+    ELSE 'SELECT period_label(getvariable(''time_aggregation''), period) AS period, across_models(list(value), getvariable(''aggs'')) AS stats
+          FROM ' || per_model || ' GROUP BY period ORDER BY period'
+  END);
+
+-- Multi-year windows ('windows', a list of {s, e} year spans) over yearly values: each model's
+-- mean over each window's years, the window's position in the list as its period id. The
+-- baseline's periods (negative ids) pass as they are.
+CREATE OR REPLACE MACRO in_windows(per_model) AS TABLE
+  SELECT i AS period, model, favg(value) AS value
+  FROM query_table(per_model) AS v,
+       (SELECT unnest(range(1, len(getvariable('windows')) + 1)) AS i, unnest(getvariable('windows')) AS span)
+  WHERE v.period BETWEEN span.s AND span.e
+  GROUP BY i, model
+  UNION ALL
+  SELECT period, model, value FROM query_table(per_model) WHERE period < 0;
+
+-- A period id modulo this is its baseline slot: the month (monthly), quarter (quarterly) or span
+-- (custom) it is compared with; one slot for yearly and offset-yearly periods and windows.
+CREATE OR REPLACE MACRO slot_modulus(agg) AS CASE agg WHEN 'monthly' THEN 100 WHEN 'quarterly' THEN 10 WHEN 'custom' THEN 1000 ELSE 1 END;
+
+-- The requested periods (positive ids) of per_model, each model's value changed against its base:
+-- the mean of the model's baseline periods (negative ids) of the same slot, taken in one pass as a
+-- window over the model's rows (a join measured no cheaper). 'absolute': value - base; 'percent':
+-- 100 x (value - base) / base, NULL where base is 0; as it is without a change (windows alone).
+-- Then the statistics across the models that have a value (null statistics where none has), with
+-- the periods' keys, or the windows' spans, as labels.
+CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
+  WITH changes AS (
+    SELECT period AS id, CASE getvariable('change')
+                           WHEN 'absolute' THEN value - base
+                           WHEN 'percent' THEN 100.0 * (value - base) / nullif(base, 0)
+                           ELSE value END AS value
+    FROM (SELECT period, value,
+                 favg(value) FILTER (WHERE period < 0) OVER (PARTITION BY model, abs(period) % slot_modulus(getvariable('time_aggregation'))) AS base
+          FROM query_table(per_model))
+    WHERE period > 0
+  )
+  -- Ordered by id: windows in the order they were asked for.
+  SELECT CASE WHEN getvariable('windows') IS NULL THEN period_label(getvariable('time_aggregation'), id)
+              ELSE printf('%d-%d', getvariable('windows')[id].s, getvariable('windows')[id].e) END AS period,
+         across_models(coalesce(list(value) FILTER (WHERE value IS NOT NULL), []), getvariable('aggs')) AS stats
+  FROM changes
+  GROUP BY id
+  ORDER BY id;
 
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).

@@ -2,13 +2,10 @@
 -- Whole-month periods join the months' run summaries; offset years and custom spans read the days.
 WITH per_model AS (
   SELECT period, model, longest AS value
-  FROM period_runs(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), 'not_wet', getvariable('historic_start'))
+  FROM period_runs(getvariable('time_aggregation'), 'not_wet', getvariable('historic_start'), getvariable('baseline_years'))
   UNION ALL
   SELECT period, model, coalesce(list_max(run_lengths(in_date_order(list({'date': date, 'flag': NOT (pr > 0)}) FILTER (WHERE pr IS NOT NULL)))), 0) AS value
   FROM month_cutting_days(getvariable('time_aggregation'))
   GROUP BY period, model
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(value), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

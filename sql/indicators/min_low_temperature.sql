@@ -1,15 +1,8 @@
 -- Lowest daily low temperature (tasmin) per period and model; units F, C or K.
 -- Whole-month periods take the extreme of the monthly extremes; offset years and custom spans read the days.
 WITH per_model AS (
-  SELECT period, model, min(min_tasmin) AS value
-  FROM month_rows(getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'))
-  GROUP BY period, model
-  UNION ALL
-  SELECT period, model, min(tasmin) AS value
-  FROM month_cutting_days(getvariable('time_aggregation'))
-  GROUP BY period, model
+  FROM months_per_model(temperature_from_k(min(min_tasmin), getvariable('units')),
+                        temperature_from_k(min(tasmin), getvariable('units')),
+                        getvariable('time_aggregation'), getvariable('baseline_years'))
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(temperature_from_k(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

@@ -1,10 +1,6 @@
 -- The percentile (variable 'percentile', 1..99) of the daily precipitation rate over all days (dry days included).
 WITH per_model AS (
-  SELECT period, model, quantile_cont(pr, getvariable('percentile') / 100) AS value
-  FROM indicator_days(getvariable('file'), getvariable('monthly_file'), getvariable('models'), getvariable('years'), getvariable('time_aggregation'), getvariable('spans'))
-  GROUP BY period, model
+  FROM days_per_model(precipitation_rate_from_si(quantile_cont(pr, getvariable('percentile') / 100), getvariable('units')),
+                      getvariable('baseline_years'))
 )
-SELECT period_label(getvariable('time_aggregation'), period) AS period, across_models(list(precipitation_rate_from_si(value, getvariable('units'))), getvariable('aggs')) AS stats
-FROM per_model
-GROUP BY period
-ORDER BY period
+FROM period_stats('per_model')

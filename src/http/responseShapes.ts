@@ -148,9 +148,13 @@ const indicatorDataFields = {
   climate_models: z.array(z.string()),
   time_aggregation: z.enum(VALID_AGGREGATIONS),
   units: z.string(),
+  relative_to: z
+    .strictObject({ start_year: z.int(), end_year: z.int(), change: z.enum(['absolute', 'percent']) })
+    .optional()
+    .meta({ description: 'With relative_to: the baseline years and the kind of change the values are.' }),
   data: z
     .record(z.string(), z.record(z.string(), z.number().nullable()))
-    .meta({ description: 'Keyed by period (e.g. 2050, 2050-01, 2050-Q1); each period by statistic across models (min, max, avg, 95th, ...).' }),
+    .meta({ description: 'Keyed by period (e.g. 2050, 2050-01, 2050-Q1, 2050-2059); each period by statistic across models (min, max, avg, 95th, ...).' }),
 };
 
 export const cityIndicatorData = z.strictObject({ city, ...indicatorDataFields }).meta({ id: 'CityIndicatorData' });

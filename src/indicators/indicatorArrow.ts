@@ -1,17 +1,20 @@
 import { dictionaryColumn, dictionaryIndices, floatColumn, ipcStream } from '../http/arrowTable.js';
 import type { IndicatorTableContext } from './indicatorCsv.js';
+import type { Baseline } from './params.js';
 import type { PeriodStats } from './query.js';
 
 export interface IndicatorArrowContext extends IndicatorTableContext {
   timeAggregation: string;
   models: string[];
+  /** The JSON answer's relative_to, when the values are changes against a baseline. */
+  relativeTo?: Baseline;
 }
 
 /**
  * An indicator's answer as an Arrow IPC stream with the rows of the CSV: period and statistic
  * (dictionaries, in first-seen order), value (float64, null where the JSON has null). The value
  * field's metadata holds `units`; the schema metadata the location, its GeoJSON feature, dataset,
- * scenario, indicator, time aggregation and models.
+ * scenario, indicator, time aggregation and models, and relative_to (JSON) for changes.
  */
 export function indicatorArrow(rows: PeriodStats[], ctx: IndicatorArrowContext): Uint8Array {
   const n = rows.reduce((sum, r) => sum + r.stats.length, 0);
@@ -52,6 +55,7 @@ export function indicatorArrow(rows: PeriodStats[], ctx: IndicatorArrowContext):
       ['time_aggregation', ctx.timeAggregation],
       ['units', ctx.units],
       ['climate_models', JSON.stringify(ctx.models)],
+      ...(ctx.relativeTo ? [['relative_to', JSON.stringify(ctx.relativeTo)] as [string, string]] : []),
     ]),
   );
 }

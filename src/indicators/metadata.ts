@@ -17,7 +17,7 @@ export interface IndicatorMeta {
   parameters: IndicatorParamDoc[];
 }
 
-export const VALID_AGGREGATIONS = ['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom'] as const;
+export const VALID_AGGREGATIONS = ['yearly', 'quarterly', 'monthly', 'offset_yearly', 'custom', 'decadal', 'window'] as const;
 
 // ---- Common parameter descriptions (exact text from Appendix A) ----
 const AGG_DESC =
@@ -28,8 +28,15 @@ const DATASET_DESC =
   'A single value defining which provider to use for raw climate data. If not provided, defaults to NEX-GDDP.';
 const MODELS_DESC =
   'A list of comma separated model names to filter the indicator by. The indicator values in the response will only use the selected models. If not provided, defaults to all models.';
+// Extended beyond the original's text: decadal and window are this service's additions.
 const TIME_AGGREGATION_DESC =
-  "Time granularity to group data by for result structure. Valid aggregations depend on indicator. Can be 'yearly', 'offset_yearly', 'quarterly', 'monthly', or 'custom'. Defaults to 'yearly'. If 'custom', 'custom_time_agg' parameter must be set.";
+  "Time granularity to group data by for result structure. Valid aggregations depend on indicator. Can be 'yearly', 'offset_yearly', 'quarterly', 'monthly', 'custom', 'decadal' or 'window'. Defaults to 'yearly'. If 'custom', 'custom_time_agg' parameter must be set. 'decadal' (periods '2010-2019') and 'window' (periods '2021-2050', with the 'windows' parameter) give, per model, the mean of its yearly values over the requested and available years of each span, then the statistics across models.";
+const WINDOWS_DESC =
+  "Used in conjunction with the 'window' time_aggregation value, and required with it. A list of comma separated year spans 'start:end' (inclusive; at most 20; overlaps allowed, each span computed on its own). Example: '2021:2050,2041:2070,2071:2100'";
+const RELATIVE_TO_DESC =
+  "Answer the change against a baseline: the start year of a historic range (e.g. '1971'; see the historic ranges endpoint) or a span 'start:end' of at least 10 years within the historical scenario's years. Each model's baseline is its mean, from the historical data of the same place and dataset, of the same kind of period over the baseline years (the yearly value, or the same month, quarter or custom span); each model's value becomes the change from it (see 'change'), then the statistics are taken across models.";
+const CHANGE_DESC =
+  "Used with 'relative_to': 'absolute' (value - baseline, in the requested units) or 'percent' (100 x (value - baseline) / baseline; models whose baseline is 0 are left out). Defaults to 'absolute'.";
 const UNITS_DESC =
   'Units in which to return the data. Defaults to Imperial units (Fahrenheit for temperature indicators and inches for precipitation).';
 const YEARS_DESC =
@@ -64,6 +71,9 @@ function commonParams(defaultUnits: string): IndicatorParamDoc[] {
     { name: 'time_aggregation', description: TIME_AGGREGATION_DESC, required: false, default: 'yearly' },
     { name: 'units', description: UNITS_DESC, required: false, default: defaultUnits },
     { name: 'years', description: YEARS_DESC, required: false, default: 'all' },
+    { name: 'relative_to', description: RELATIVE_TO_DESC, required: false },
+    { name: 'change', description: CHANGE_DESC, required: false, default: 'absolute' },
+    { name: 'windows', description: WINDOWS_DESC, required: false },
   ];
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
 import { parsedBy, wireType } from '../http/queryParams.js';
 import type { Catalog, HistoricRange } from '../reference/catalog.js';
-import { climateQuery, single } from '../climate/params.js';
+import { climateQuery, scenarioYears, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
@@ -75,6 +75,87 @@ export function customSpans(agg: TimeAggregation, query: Record<string, unknown>
   return out;
 }
 
+export const MAX_WINDOWS = 20;
+
+/** `windows`: comma-separated year spans YYYY:YYYY, inclusive, at most 20; a repeated span collapses. */
+export function parseWindows(value: string): Span[] {
+  const out: Span[] = [];
+  for (const text of value.split(',')) {
+    const m = /^\s*(\d{4})\s*:\s*(\d{4})\s*$/.exec(text);
+    if (!m) throw badRequest(`windows accepts comma-separated year spans start:end, e.g. 2021:2050,2041:2070; got '${text}'.`);
+    const s = Number(m[1]);
+    const e = Number(m[2]);
+    if (s > e) throw badRequest(`windows: in '${text}' the start year must not be after the end year.`);
+    if (!out.some((w) => w.s === s && w.e === e)) out.push({ s, e });
+  }
+  if (out.length > MAX_WINDOWS) throw badRequest(`windows accepts at most ${MAX_WINDOWS} spans; got ${out.length}.`);
+  return out;
+}
+
+/**
+ * The multi-year spans of decadal and window, over the years the request reads; none otherwise.
+ * `windows` is required with window and refused without it. decadal: the calendar decades of the
+ * years. window: spans must reach into the scenario's years, and only their years are read.
+ */
+export function multiYearWindows(
+  agg: TimeAggregation,
+  query: Record<string, unknown>,
+  windows: (query: unknown) => Span[] | undefined,
+  years: number[],
+  available: [number, number],
+): { windows?: Span[]; years: number[] } {
+  if (agg !== 'window') {
+    if (single(query, 'windows') !== undefined) throw badRequest('If windows is provided, param time_aggregation must equal "window".');
+    if (agg !== 'decadal') return { years };
+    const decades = [...new Set(years.map((y) => y - (y % 10)))];
+    return { windows: decades.map((d) => ({ s: d, e: d + 9 })), years };
+  }
+  const spans = windows(query);
+  if (spans === undefined) throw badRequest('windows is required when time_aggregation is window: comma-separated year spans start:end, e.g. 2021:2050,2041:2070.');
+  const outside = spans.find((w) => w.e < available[0] || w.s > available[1]);
+  if (outside) throw badRequest(`windows: ${outside.s}:${outside.e} has no year within this scenario's years, ${available[0]}-${available[1]}.`);
+  return { windows: spans, years: years.filter((y) => spans.some((w) => y >= w.s && y <= w.e)) };
+}
+
+export const CHANGES = ['absolute', 'percent'] as const;
+export const MIN_BASELINE_YEARS = 10;
+export interface Baseline {
+  start_year: number;
+  end_year: number;
+  change: (typeof CHANGES)[number];
+}
+
+/**
+ * `relative_to` (a historic range's start year, or a span YYYY:YYYY) and `change`: the baseline's
+ * years, which must lie within the historical scenario's years of this build and number at least 10.
+ */
+export function parseBaseline(catalog: Catalog, query: Record<string, unknown>, q: Pick<IndicatorFields, 'relative_to' | 'change'>): Baseline | undefined {
+  const text = q.relative_to(query);
+  const change = q.change(query);
+  if (text === undefined) {
+    if (change !== undefined) throw badRequest("change applies only with relative_to: give relative_to (a historic range's start year or a span YYYY:YYYY), or leave change out.");
+    return undefined;
+  }
+  const starts = catalog.historicRanges.map((r) => r.start_year).join(', ');
+  const allowed = `relative_to must be the start year of a historic range (${starts}) or a span YYYY:YYYY of at least ${MIN_BASELINE_YEARS} historical years`;
+  let span: [number, number];
+  const m = /^(\d{4})(?::(\d{4}))?$/.exec(text);
+  if (!m) throw badRequest(`${allowed}; got '${text}'.`);
+  if (m[2] === undefined) {
+    const range = catalog.historicRanges.find((r) => r.start_year === Number(m[1]));
+    if (!range) throw badRequest(`${allowed}; got '${text}', which starts no historic range.`);
+    span = [range.start_year, range.end_year];
+  } else {
+    span = [Number(m[1]), Number(m[2])];
+    if (span[0] > span[1]) throw badRequest(`${allowed}; in '${text}' the start year is after the end year.`);
+  }
+  const historical = catalog.scenarioByName.get('historical');
+  const [lo, hi] = historical ? scenarioYears(catalog, historical) : [NaN, NaN];
+  if (!(span[0] >= lo && span[1] <= hi)) throw badRequest(`${allowed}; ${span[0]}-${span[1]} is not within the historical years of this data, ${lo}-${hi}.`);
+  if (span[1] - span[0] + 1 < MIN_BASELINE_YEARS) throw badRequest(`${allowed}; ${span[0]}-${span[1]} has ${span[1] - span[0] + 1}.`);
+  return { start_year: span[0], end_year: span[1], change: change ?? 'absolute' };
+}
+
 /** `units`: which are valid depends on the indicator, so this check is not in the zod schema. */
 export function parseUnits(meta: IndicatorMeta, value: string | undefined): string {
   const u = value ?? meta.defaultUnits;
@@ -135,6 +216,19 @@ export function indicatorQuery(catalog: Catalog) {
       .transform(parsedBy(parseSpanList))
       .optional()
       .meta({ description: common('custom_time_agg'), examples: ['3-1:5-31,6-1:8-31'] }),
+    windows: z
+      .string()
+      .transform(parsedBy(parseWindows))
+      .optional()
+      .meta({ description: common('windows'), examples: ['2021:2050,2041:2070,2071:2100'] }),
+    relative_to: z
+      .string()
+      .optional()
+      .meta({ description: common('relative_to'), examples: ['1971', '1976:2005'] }),
+    change: z
+      .enum(CHANGES, { error: (iss) => `change must be one of ${CHANGES.join(', ')}; got '${String(iss.input)}'.` })
+      .optional()
+      .meta({ description: common('change'), override: { enum: [...CHANGES], default: 'absolute' } }),
     units: z
       .string()
       .optional()

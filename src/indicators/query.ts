@@ -16,6 +16,10 @@ export interface IndicatorRequest extends IndicatorVariables {
   aggs: string[];
   units: string;
   historicFile?: string;
+  /** relative_to: the cell's historical files and the baseline's years. */
+  baseline?: { file: string; monthlyFile: string; years: number[]; change: 'absolute' | 'percent' };
+  /** Multi-year windows (decadal, window) over yearly values; timeAggregation is then yearly. */
+  windows?: Span[];
 }
 
 export interface PeriodStats {
@@ -40,6 +44,10 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
     ['historic_file', r.historicFile ?? null, VARCHAR],
     ['historic_start', r.historicRange?.start_year ?? null, INTEGER],
     ['historic_end', r.historicRange?.end_year ?? null, INTEGER],
+    ['baseline_file', r.baseline?.file ?? null, VARCHAR],
+    ['baseline_monthly_file', r.baseline?.monthlyFile ?? null, VARCHAR],
+    ['baseline_years', r.baseline ? listValue(r.baseline.years) : null, INTEGER],
+    ['change', r.baseline?.change ?? null, VARCHAR],
   ];
 }
 
@@ -62,14 +70,22 @@ function namedVariables(sql: string): string[] {
 }
 
 /**
- * The variables each macro of macros.sql reads itself: month_cutting_days names the days' variables
- * inside its query() text, not through its arguments.
+ * The variables each macro of macros.sql reads, itself or through the macros it calls:
+ * month_cutting_days names request_days inside its query() text, which names the days' variables
+ * inside its own, not through their arguments.
  */
 let macroVariables: Map<string, string[]> | undefined;
 function variablesOfMacros(): Map<string, string[]> {
   if (!macroVariables) {
     const blocks = sqlFile('indicators/macros.sql').split(/^CREATE OR REPLACE MACRO /m).slice(1);
-    macroVariables = new Map(blocks.map((block) => [block.slice(0, block.indexOf('(')), namedVariables(block)]));
+    const bodies = new Map(blocks.map((block) => [block.slice(0, block.indexOf('(')), block.slice(block.indexOf('('))]));
+    const reads = (name: string, seen: Set<string>): string[] => {
+      seen.add(name);
+      const body = bodies.get(name)!;
+      const called = [...bodies.keys()].filter((m) => !seen.has(m) && body.includes(`${m}(`));
+      return [...new Set([...namedVariables(body), ...called.flatMap((m) => reads(m, seen))])];
+    };
+    macroVariables = new Map([...bodies.keys()].map((name) => [name, reads(name, new Set())]));
   }
   return macroVariables;
 }
@@ -105,13 +121,18 @@ async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, templat
     if (!wanted.has(name)) continue;
     // The name is from the fixed list above; the value is always a bound parameter.
     const items = (value as { items?: unknown[] } | null)?.items;
-    const cast = Array.isArray(items) || name === 'models' || name === 'years' || name === 'aggs' ? `::${type.toString()}[]` : `::${type.toString()}`;
+    const cast = Array.isArray(items) || ['models', 'years', 'aggs', 'baseline_years'].includes(name) ? `::${type.toString()}[]` : `::${type.toString()}`;
     await set(name, `SET VARIABLE ${name} = $1${cast}`, value, JSON.stringify(items ?? value));
   }
-  // Spans are a list of structs, which is simplest to bind as JSON text.
-  if (!wanted.has('spans')) return;
-  const spans = JSON.stringify(r.spans);
-  await set('spans', 'SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]', spans, spans);
+  // Spans and windows are lists of structs, which are simplest to bind as JSON text.
+  if (wanted.has('spans')) {
+    const spans = JSON.stringify(r.spans);
+    await set('spans', 'SET VARIABLE spans = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]', spans, spans);
+  }
+  if (wanted.has('windows')) {
+    const windows = r.windows ? JSON.stringify(r.windows) : null;
+    await set('windows', 'SET VARIABLE windows = $1::JSON::STRUCT(s INTEGER, e INTEGER)[]', windows, String(windows));
+  }
 }
 
 /** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */

@@ -11,8 +11,8 @@ import { safeFileName, tableLabels } from '../climate/tableLabels.js';
 import { indicatorArrow } from './indicatorArrow.js';
 import { indicatorCsv } from './indicatorCsv.js';
 import type { IndicatorMeta } from './metadata.js';
-import { customSpans, indicatorQuery, parseIndicatorVariables, parseUnits } from './params.js';
-import { queryIndicator, type PeriodStats } from './query.js';
+import { customSpans, indicatorQuery, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits } from './params.js';
+import { queryIndicator, type IndicatorRequest, type PeriodStats } from './query.js';
 import { findIndicator, indicatorJson } from './registry.js';
 import { INDICATORS } from './metadata.js';
 
@@ -49,10 +49,13 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
     const units = parseUnits(meta, q.units(query));
     const vars = parseIndicatorVariables(meta, query, q);
     const available = scenarioYears(catalog, scenario);
-    let years = yearsWithin(q.years(query), available);
+    const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
+    let years = windowYears;
     // An offset year is named by its first calendar year and also needs the next one.
     if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
-    checkCost(years.length, models.length, maxModelYears);
+    const relativeTo = parseBaseline(catalog, query, q);
+    const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
+    checkCost(years.length + baselineYears.length, models.length, maxModelYears);
     progress.requireCell(dataset.name, location.cellId);
 
     const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
@@ -63,13 +66,22 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
         historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', location.cellId);
         if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
       }
+      let baseline: IndicatorRequest['baseline'];
+      if (relativeTo) {
+        const baselineFile = climateFile(catalog.dataDir, dataset.name, 'historical', location.cellId);
+        if (!baselineFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no baseline for relative_to.`);
+        const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', location.cellId);
+        baseline = { file: baselineFile, monthlyFile, years: baselineYears, change: relativeTo.change };
+      }
       const all = models.length === dataset.models.length;
       const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, location.cellId);
-      rows = await queryIndicator(queries, { name: meta.name, file, monthlyFile, models: all ? undefined : models, years, timeAggregation, spans, aggs, units, historicFile, ...vars });
+      // Windows are made of each model's yearly values.
+      const periods = windows ? 'yearly' : timeAggregation;
+      rows = await queryIndicator(queries, { name: meta.name, file, monthlyFile, models: all ? undefined : models, years, timeAggregation: periods, spans, aggs, units, historicFile, baseline, windows, ...vars });
     }
     if (format !== 'json') {
       const labels = tableLabels(location, dataset, scenario);
-      const ctx = { labels, indicator: meta.name, units, timeAggregation, models };
+      const ctx = { labels, indicator: meta.name, units, timeAggregation, models, relativeTo };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     const data = dataJson(rows);
@@ -79,7 +91,9 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
       .send(
         `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
           `"indicator":${JSON.stringify(indicatorJson(meta, catalog.historicRanges))},"climate_models":${JSON.stringify(models)},` +
-          `"time_aggregation":${JSON.stringify(timeAggregation)},"units":${JSON.stringify(units)},"data":${data}}`,
+          `"time_aggregation":${JSON.stringify(timeAggregation)},"units":${JSON.stringify(units)},` +
+          (relativeTo ? `"relative_to":${JSON.stringify(relativeTo)},` : '') +
+          `"data":${data}}`,
       );
   }
 
