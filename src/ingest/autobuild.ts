@@ -14,7 +14,7 @@ const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), `autobuild
  * otherwise answer 503 for ever; the build resumes on the next start. Returns a function that
  * stops the build (on shutdown).
  */
-export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger, exit: (code: number) => void = process.exit): () => void {
+export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger): () => void {
   // execArgv is inherited, so under tsx the child loads TypeScript too.
   const child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let stopping = false;
@@ -30,7 +30,7 @@ export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger,
       return;
     }
     logger.fatal({ code, signal }, 'the default data build stopped before it was complete; fix the cause and start again: it resumes where it stopped');
-    exit(1);
+    process.exit(1);
   });
   return () => {
     stopping = true;
