@@ -28,9 +28,11 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
-# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/ or the lockfile changed.
+# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the lockfile, the
+# tsconfig esbuild reads or the build script changed. The folders are listed too: a removed or
+# renamed file changes its folder's time only.
 DIST := dist/server.js
-$(DIST): $(STAMP) $(shell find src sql -type f) package-lock.json
+$(DIST): $(STAMP) $(shell find src sql) package-lock.json tsconfig.json scripts/build-dist.ts
 	$(TSX) scripts/build-dist.ts
 
 build: $(DIST)
