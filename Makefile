@@ -57,10 +57,10 @@ data: $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
 
 summaries: $(STAMP)
-	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/summaries.ts
+	DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/summaries.ts
 
 user: $(STAMP)
-	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts
+	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) src/cli/user.ts
 
 bench: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
@@ -70,7 +70,7 @@ bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
 ingest: setup
-	@DATA_DIR="$(DATA_DIR)" DATASET="$(DATASET)" SRC="$(SRC)" POINTS="$(POINTS)" $(TSX) scripts/ingest.ts
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)"
 
 bench-ingest: $(STAMP)
 	$(TSX) bench/ingest.ts
