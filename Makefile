@@ -28,9 +28,11 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
-# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/ or the lockfile changed.
+# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the lockfile, the
+# tsconfig esbuild reads or the build script changed. The folders are listed too: a removed or
+# renamed file changes its folder's time only.
 DIST := dist/server.js
-$(DIST): $(STAMP) $(shell find src sql -type f) package-lock.json
+$(DIST): $(STAMP) $(shell find src sql) package-lock.json tsconfig.json scripts/build-dist.ts
 	$(TSX) scripts/build-dist.ts
 
 build: $(DIST)
@@ -55,10 +57,10 @@ data: $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
 
 summaries: $(STAMP)
-	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/summaries.ts
+	DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/summaries.ts
 
 user: $(STAMP)
-	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) scripts/user.ts
+	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) src/cli/user.ts
 
 bench: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
@@ -68,7 +70,7 @@ bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
 ingest: setup
-	@DATA_DIR="$(DATA_DIR)" DATASET="$(DATASET)" SRC="$(SRC)" POINTS="$(POINTS)" $(TSX) scripts/ingest.ts
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)"
 
 bench-ingest: $(STAMP)
 	$(TSX) bench/ingest.ts

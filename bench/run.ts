@@ -96,7 +96,7 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const accounts = path.join(tmp, 'accounts.duckdb');
   const env = { ...process.env, DATA_DIR, ACCOUNTS_DB: accounts, THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' };
-  const created = execFileSync(TSX, ['scripts/user.ts', '--email', 'bench@example.com', '--password', 'bench-password'], { cwd: ROOT, env, encoding: 'utf8' });
+  const created = execFileSync(TSX, ['src/cli/user.ts', '--email', 'bench@example.com', '--password', 'bench-password'], { cwd: ROOT, env, encoding: 'utf8' });
   const token = created.trim().split('\n').pop()!;
 
   const port = await freePort();

@@ -92,6 +92,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
+/**
+ * `make user`'s EMAIL and PASSWORD (its --email and --password take precedence). Empty counts as
+ * unset: make passes both whether they were given or not.
+ */
+export function accountCommandEnv(env: NodeJS.ProcessEnv = process.env): { email?: string; password?: string } {
+  const given = (v: string | undefined) => (v === '' ? undefined : v);
+  return { email: given(env.EMAIL), password: given(env.PASSWORD) };
+}
+
 /** "20/min" -> { limit: 20, windowMs: 60000 } */
 export function parseRate(value: string): { limit: number; windowMs: number } {
   const m = /^(\d+)\/(sec|min|hour|day)$/.exec(value);

@@ -17,7 +17,7 @@ import { throttledDetail } from '../src/http/throttleStore.js';
 
 const run = promisify(execFile);
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const USER_SCRIPT = path.join(ROOT, 'scripts', 'user.ts');
+const USER_SCRIPT = path.join(ROOT, 'src', 'cli', 'user.ts');
 /** Cheap parameters for accounts whose password the tests never log in with. */
 const CHEAP = { N: 2 ** 10, r: 8, p: 1 };
 
@@ -335,7 +335,7 @@ describe('accounts file shared with another process', () => {
   });
 });
 
-describe('make user (scripts/user.ts)', () => {
+describe('make user (src/cli/user.ts)', () => {
   it('creates, then resets, printing a working token last, while this process uses the file', async () => {
     const { app: srv, auth: au, config } = await authApp();
     await au.accounts.create('busy@example.com', await hashPassword('x', CHEAP));

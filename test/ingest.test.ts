@@ -277,9 +277,10 @@ describe('make ingest: failures', () => {
     const dir = copyOfTestData('killed');
     const samples = path.join(tmpRoot, 'kill-samples');
     await writeSampleFixtures(samples);
-    const env = { ...process.env, DATA_DIR: dir, DATASET: 'NEX-GDDP', SRC: path.join(samples, 'nex') };
+    const env = { ...process.env, DATA_DIR: dir };
+    const args = ['--dataset', 'NEX-GDDP', '--src', path.join(samples, 'nex')];
     // node itself (not the tsx wrapper, which would leave its child running): the kill hits the ingest.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'ingest.ts')], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'ingest.ts'), ...args], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     await new Promise<void>((resolve) => {
       child.stderr.on('data', (b: Buffer) => {

@@ -4,14 +4,14 @@ import { isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createAuth } from '../src/auth/index.js';
-import { hashPassword } from '../src/auth/passwords.js';
-import { loadConfig, ROOT } from '../src/config.js';
+import { ROOT } from '../src/config.js';
 
 /**
  * The production start: `make build`'s output run by plain node beside a node_modules holding only
  * the production dependencies (as `npm ci --omit=dev` leaves it), with no src/, test/ or
- * devDependencies in reach.
+ * devDependencies in reach. The packages are symlinks into the repository's node_modules, so node
+ * runs with --preserve-symlinks: a package's own imports then resolve inside the linked set, as
+ * they would after npm ci --omit=dev, instead of beside the devDependencies its real path has.
  */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-production-'));
 const dist = path.join(tmp, 'dist');
@@ -78,15 +78,27 @@ describe('production build', () => {
     expect(linked.has('tsx') || linked.has('vitest') || linked.has('esbuild')).toBe(false);
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(tmp, 'package.json'));
     fs.symlinkSync(path.join(ROOT, 'sql'), path.join(tmp, 'sql'));
+    // A copy: the compiled summaries command rewrites it in place.
+    const dataDir = path.join(tmp, 'data-build');
+    fs.cpSync(inject('dataDir'), dataDir, { recursive: true });
 
-    const accountsDb = path.join(tmp, 'accounts.duckdb');
-    const auth = await createAuth(loadConfig({ ACCOUNTS_DB: accountsDb }));
-    const account = await auth.accounts.create('prod@example.com', await hashPassword('prod-password'));
-    const token = await auth.tokens.issue(account.id, account.tokenVersion);
-    await auth.close();
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const compiled = (command: string, args: string[] = []) =>
+      spawnSync(process.execPath, ['--preserve-symlinks', path.join(dist, command), ...args], { cwd: tmp, env, encoding: 'utf8' });
 
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: inject('dataDir'), ACCOUNTS_DB: accountsDb, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
-    server = spawn(process.execPath, [path.join(dist, 'server.js')], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The operator commands, compiled: an account and its token (the last line), the summaries.
+    const user = compiled('cli/user.js', ['--email', 'prod@example.com', '--password', 'prod-password']);
+    expect(user.status, user.stderr).toBe(0);
+    const token = user.stdout.trim().split('\n').pop()!;
+    const summaries = compiled('cli/summaries.js');
+    expect(summaries.status, summaries.stderr).toBe(0);
+    expect(summaries.stdout).toMatch(/^Wrote the summaries of [1-9]\d* partitions/);
+    // Every import of the ingest command resolved: it got as far as checking its arguments.
+    const ingest = compiled('cli/ingest.js');
+    expect(ingest.status, ingest.stderr).toBe(2);
+    expect(ingest.stderr).toMatch(/DATASET \(--dataset\) and SRC \(--src\) are required/);
+
+    server = spawn(process.execPath, ['--preserve-symlinks', path.join(dist, 'server.js')], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const port = await new Promise<number>((resolve, reject) => {

@@ -63,7 +63,7 @@ describe('the accounts file', () => {
     for (const f of fs.readdirSync(path.dirname(db))) expect(mode(path.join(path.dirname(db), f)), f).toBe(0o600);
 
     const byScript = path.join(tmp, 'script', 'accounts.duckdb');
-    const made = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'user.ts'), '--email', 'cli@example.com', '--password', 'cli-password-long'], {
+    const made = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'src', 'cli', 'user.ts'), '--email', 'cli@example.com', '--password', 'cli-password-long'], {
       cwd: ROOT,
       env: { ...process.env, ACCOUNTS_DB: byScript },
       encoding: 'utf8',

@@ -3,15 +3,22 @@
  * cell in DATA_DIR from its daily files, in place. For a data build made by an older version of the
  * service (the server answers 503 naming this command): much faster than `make data`, and it keeps
  * data that `make ingest` added. Each file is replaced atomically, so a server may keep running.
+ * Compiled, without make: DATA_DIR=... node dist/cli/summaries.js
  */
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { ROOT } from '../src/config.js';
-import { openDuckDB } from '../src/db/duckdb.js';
-import { writeAllSummaries } from '../src/ingest/summaries.js';
+import { loadConfig } from '../config.js';
+import { openDuckDB } from '../db/duckdb.js';
+import { writeAllSummaries } from '../ingest/summaries.js';
 
-const dataDir = path.resolve(process.env.DATA_DIR || path.join(ROOT, 'data', 'build'));
+let dataDir: string;
+try {
+  dataDir = path.resolve(loadConfig().DATA_DIR);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
 if (!fs.existsSync(path.join(dataDir, 'manifest.json'))) {
   console.error(`No data build in ${dataDir}: build one with \`make data\` (it writes the summaries too), or set DATA_DIR.`);
   process.exit(2);

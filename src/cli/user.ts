@@ -2,20 +2,22 @@
  * `make user EMAIL=... PASSWORD=...`: creates the account if missing, or resets its password, and
  * prints the account's current API token as the last line of standard output.
  *
- *   npx tsx scripts/user.ts --email you@example.com --password 'at-least-8' \
+ *   node dist/cli/user.js --email you@example.com --password 'at-least-8' \
  *     [--burst-rate 100/min] [--sustained-rate 10000/day] [--clear-rates]
+ *
+ * (compiled, with the production dependencies only; under tsx: tsx src/cli/user.ts ...)
  *
  * EMAIL and PASSWORD may come from the environment instead. Works while the server runs: the
  * accounts file is opened per operation by both. Exit code 1 on bad input or failure.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { createAuth } from '../src/auth/index.js';
-import { hashPassword } from '../src/auth/passwords.js';
-import { loadConfig } from '../src/config.js';
+import { createAuth } from '../auth/index.js';
+import { hashPassword } from '../auth/passwords.js';
+import { accountCommandEnv, loadConfig } from '../config.js';
 
 const USAGE = `Usage: make user EMAIL=you@example.com PASSWORD='at least 8 characters'
-   or: npx tsx scripts/user.ts --email you@example.com --password '...' [--burst-rate 100/min] [--sustained-rate 10000/day] [--clear-rates]`;
+   or: node dist/cli/user.js --email you@example.com --password '...' [--burst-rate 100/min] [--sustained-rate 10000/day] [--clear-rates]`;
 
 const RATE = /^\d+\/(sec|min|hour|day)$/;
 const rate = (flag: string, example: string) =>
@@ -61,9 +63,10 @@ async function main() {
     process.exit(0);
   }
   const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+  const fromEnv = accountCommandEnv();
   const parsed = input.safeParse({
-    email: nonEmpty(values.email) ?? nonEmpty(process.env.EMAIL),
-    password: nonEmpty(values.password) ?? nonEmpty(process.env.PASSWORD),
+    email: nonEmpty(values.email) ?? fromEnv.email,
+    password: nonEmpty(values.password) ?? fromEnv.password,
     burstRate: values['burst-rate'],
     sustainedRate: values['sustained-rate'],
     clearRates: values['clear-rates'],

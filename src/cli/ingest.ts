@@ -1,0 +1,53 @@
+/**
+ * `make ingest DATASET=NEX-GDDP SRC=<file or folder> [POINTS="lat,lon;lat,lon"]`: reads NetCDF files
+ * (NetCDF-4 or NetCDF-3) of one dataset into the data build in DATA_DIR (README, "Ingesting NetCDF").
+ * Compiled, without make: node dist/cli/ingest.js --dataset NEX-GDDP --src <file,folder> [--points="lat,lon;..."]
+ * Progress goes to stderr. Exit status 0 done, 1 failed (the message names the file), 2 bad arguments.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { ingestNetcdf, IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
+
+const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [DATA_DIR=data/build]
+   or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"]`;
+
+function usageError(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+let args;
+try {
+  // make passes every flag as --name=value (a value may start with '-'), empty when its variable is unset.
+  ({ values: args } = parseArgs({ options: { dataset: { type: 'string' }, src: { type: 'string' }, points: { type: 'string' } } }));
+} catch (err) {
+  usageError((err as Error).message);
+}
+if (!args.dataset || !args.src) usageError('DATASET (--dataset) and SRC (--src) are required.');
+
+let dataDir: string;
+let points: { lat: number; lon: number }[];
+try {
+  dataDir = path.resolve(loadConfig().DATA_DIR);
+  points = parsePoints(args.points);
+} catch (err) {
+  usageError((err as Error).message);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\nInterrupted (${signal}): every partition holds its previous or its new data; run the same command again to finish.`);
+    process.exit(130);
+  });
+}
+
+ingestNetcdf({ dataDir, dataset: args.dataset, sources: args.src.split(',').map((s) => s.trim()), points }).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(`\nThe ingest failed: ${err instanceof Error ? err.message : String(err)}`);
+    console.error('No partition is ever half-written: each holds its previous or its new data. Fix the problem and run the same command again; files already read are not read again.');
+    if (err instanceof Error && !(err instanceof IngestError) && err.stack) console.error(`\n${err.stack}`);
+    process.exit(1);
+  },
+);
