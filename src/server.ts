@@ -27,7 +27,7 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const complete = fs.existsSync(buildFile.manifest(config.DATA_DIR));
-  let stopBuild = () => {};
+  let stopBuild = async () => {};
   if (!complete && config.DATA_AUTOBUILD === 'on') {
     stopBuild = startAutobuild(config, logger);
   } else if (!complete && !fs.existsSync(buildFile.plan(config.DATA_DIR))) {
@@ -82,7 +82,7 @@ async function main() {
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     logger,
     release: async () => {
-      stopBuild();
+      await stopBuild();
       await auth.close();
       queries.close();
       conn.closeSync();

@@ -16,7 +16,8 @@ import { cellAt, cellCentre, GRIDS, NON_CONUS } from '../src/reference/grids.js'
 const TINY = {
   climateCities: 3,
   seed: 7,
-  models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] },
+  // Not in name order: the files must be sorted all the same.
+  models: { 'NEX-GDDP': ['MIROC5', 'ACCESS1-0', 'CCSM4'], LOCA: ['CCSM4', 'ACCESS1-0'] },
   years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as { historical: [number, number]; RCP45: [number, number]; RCP85: [number, number] },
 };
 

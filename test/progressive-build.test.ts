@@ -223,6 +223,10 @@ describe('DATA_AUTOBUILD: a first start builds the default data while serving', 
     first.child.kill('SIGTERM');
     await new Promise((r) => first.child.once('exit', r));
     expect(fs.existsSync(buildFile.manifest(dir))).toBe(false);
+    // The server ends after its build process: a start right after it finds the build unlocked.
+    const lock = path.join(dir, 'build.lock');
+    const owner = fs.existsSync(lock) ? Number(fs.readFileSync(lock, 'utf8')) : undefined;
+    if (owner !== undefined) expect(() => process.kill(owner, 0), `build process ${owner} outlived the server`).toThrow();
 
     const second = startServer(env);
     const ready = await until('ready', async () => {

@@ -3,50 +3,62 @@
 -- period_runs in sql/indicators/macros.sql, which must be loaded first). Every expression is the
 -- one the templates apply to the days, so both paths give identical answers.
 -- $file: the cell's daily Parquet; $historic: the cell's historical daily Parquet and
--- $ranges: the historic ranges (STRUCT(start_year INTEGER, end_year INTEGER)[]) for the heat-wave
--- series, or $has_historic = false when the cell has no historical data (heat is then NULL).
+-- $ranges: the historic ranges (STRUCT(start_year INTEGER, end_year INTEGER)[], at most 4) for the
+-- heat-wave series, or $has_historic = false when the cell has no historical data (heat is then NULL).
 --
 -- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
 -- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
--- instead the flags are summed as base-3 digits at their day of the month (month_day_digit), an
+-- instead the flags are summed as base-3 digits at their day of the month (flag_digit), an
 -- aggregate without a sort, and read back in date order (month_flags, run_summary_text).
+-- The heat series of the ranges are columns n1..n4 and h1..h4, one pass over the days: joining
+-- the days with one row per range and grouping again cost a quarter of the summaries.
 WITH days AS (
-  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day(date)::INTEGER AS day,
+  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
          (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr
   FROM read_parquet($file)
 ),
--- The daily climatology of each historic range, as historic_daily_tasmax computes it, by day slot.
+-- The daily climatology of each historic range, as historic_daily_tasmax computes it, by day slot
+-- (NULL for a range missing from $ranges).
 norms AS (
-  SELECT r.start_year, (dayofyear(h.date) - 1)::INTEGER AS slot, favg(h.tasmax::DOUBLE) AS norm
-  FROM read_parquet($historic) AS h, (SELECT unnest($ranges) AS r)
-  WHERE $has_historic AND year(h.date) BETWEEN r.start_year AND r.end_year AND h.tasmax IS NOT NULL
+  SELECT (dayofyear(date) - 1)::INTEGER AS slot,
+         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[1].start_year AND $ranges[1].end_year) AS n1,
+         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[2].start_year AND $ranges[2].end_year) AS n2,
+         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[3].start_year AND $ranges[3].end_year) AS n3,
+         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[4].start_year AND $ranges[4].end_year) AS n4
+  FROM read_parquet($historic)
+  WHERE $has_historic AND tasmax IS NOT NULL
   GROUP BY ALL
 ),
--- Per month and range, the heat flags against that range's norm; a day without a norm for a range
--- is left out of that range's series, as the templates' join does.
-heat AS (
-  SELECT model, year, month, map_from_entries(list({'k': start_year, 'v': run_summary_text(month_flags(digits))})) AS heat
-  FROM (
-    SELECT d.model, d.year, d.month, n.start_year, sum(month_day_digit(d.day, d.tasmax > n.norm + 5)) AS digits
-    FROM days AS d JOIN norms AS n ON n.slot = d.slot
-    WHERE d.tasmax IS NOT NULL
-    GROUP BY ALL
-  )
-  GROUP BY ALL
-),
-base AS (
+-- Per month, the flags of each series as digit sums; a day without a norm for a range has no heat
+-- flag for that range and is left out of its series, as the templates' join does.
+digits AS (
   SELECT model, year, month,
          count(*) FILTER (WHERE tasmin <= 273.15) AS frost_days,
          max(tasmax) AS max_tasmax,
          min(tasmin) AS min_tasmin,
-         coalesce(sum(month_day_digit(day, pr = 0)), 0) AS dry,
-         coalesce(sum(month_day_digit(day, NOT (pr > 0))), 0) AS not_wet
-  FROM days
+         coalesce(sum(flag_digit(place, pr = 0)), 0) AS dry,
+         coalesce(sum(flag_digit(place, NOT (pr > 0))), 0) AS not_wet,
+         sum(flag_digit(place, tasmax > n1 + 5)) AS h1,
+         sum(flag_digit(place, tasmax > n2 + 5)) AS h2,
+         sum(flag_digit(place, tasmax > n3 + 5)) AS h3,
+         sum(flag_digit(place, tasmax > n4 + 5)) AS h4
+  FROM days LEFT JOIN norms USING (slot)
   GROUP BY ALL
+),
+runs AS (
+  SELECT model, year, month, frost_days, max_tasmax, min_tasmin,
+         run_summary_text(month_flags(dry)) AS dry,
+         run_summary_text(month_flags(not_wet)) AS not_wet,
+         run_summary_text(month_flags(h1)) AS h1,
+         run_summary_text(month_flags(h2)) AS h2,
+         run_summary_text(month_flags(h3)) AS h3,
+         run_summary_text(month_flags(h4)) AS h4
+  FROM digits
 )
-SELECT b.model, b.year, b.month, b.frost_days, b.max_tasmax, b.min_tasmin,
-       run_summary_text(month_flags(b.dry)) AS dry,
-       run_summary_text(month_flags(b.not_wet)) AS not_wet,
-       h.heat
-FROM base AS b LEFT JOIN heat AS h USING (model, year, month)
+-- heat: the series by range start year, for the ranges with flagged days in the month (NULL if none).
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry, not_wet,
+       nullif(map_from_entries(list_filter([
+         {'k': $ranges[1].start_year, 'v': h1}, {'k': $ranges[2].start_year, 'v': h2},
+         {'k': $ranges[3].start_year, 'v': h3}, {'k': $ranges[4].start_year, 'v': h4}], e -> e.v.n > 0)), MAP {}) AS heat
+FROM runs
 ORDER BY model, year, month

@@ -1,7 +1,7 @@
 -- Synthetic, physically plausible daily climate for one map cell, one scenario and a list of models:
--- rows (model, date, tasmax K, tasmin K, pr kg m-2 s-1), in no particular order: the build sorts them
--- by model then date as it writes them (sorting here, where every intermediate column is still
--- carried, cost twice as much).
+-- rows (model, date, tasmax K, tasmin K, pr kg m-2 s-1) in the order the files store them, by model
+-- then date, without a sort (see md below): sorting 1.1 M finished rows cost as much as generating
+-- them.
 --
 -- Deterministic: every random number is a hash of (seed, cell, scenario, model, stream, day or knot),
 -- never random(), which is not reproducible under parallel execution. Noise is indexed by days since
@@ -46,14 +46,17 @@ c AS (
     8.5 + 3.5 * $subtropic::DOUBLE - 3.0 * greatest($arid::DOUBLE, $steppe::DOUBLE) - 2.5 * $west::DOUBLE
       + 4.0 * $west::DOUBLE * least(1.0, greatest(0.0, (42.0 - abs($lat::DOUBLE)) / 6.0)) AS wet_mm
 ),
--- One row per model: its noise key, warm/cold bias and climate sensitivity.
+-- One row per model in name order: its noise key, warm/cold bias and climate sensitivity, and the
+-- cell's constants that its days carry along (a join with c per day cost a tenth of the build).
 m AS (
   SELECT model,
          hash($seed::INTEGER, $cell::INTEGER, $scenario::VARCHAR, model) AS k,
          (hash($seed::INTEGER, model, 'bias') >> 11) / 9007199254740992.0 * 3.0 - 1.5 AS bias,
          0.7 + (hash($seed::INTEGER, model, 'sensitivity') >> 11) / 9007199254740992.0 * 0.6 AS sens,
-         list_contains($noleap::VARCHAR[], model) AS noleap
-  FROM unnest($models::VARCHAR[]) AS t(model)
+         list_contains($noleap::VARCHAR[], model) AS noleap,
+         c.t_mean, c.t_amp, c.dtr, c.t_sd, c.p_wet, c.wet_mm
+  FROM unnest($models::VARCHAR[]) AS t(model), c
+  ORDER BY model
 ),
 -- One row per calendar day: everything that does not depend on the model.
 d AS (
@@ -84,21 +87,28 @@ d AS (
     FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
   ), c
 ),
--- Hashes per (model, day). Streams: 1 fast temperature noise (knots every 3 days), 2 slow temperature
--- noise (every 11 days), 3 wet regime (every 5 days), 4 and 5 white noise of the day.
+-- One row per model and day, model by model in date order, with the hashes: each model's row is
+-- unnested with the list of every day in date order, and UNNEST keeps that order, so the rows come out
+-- as the files store them and need no sort (test/build.test.ts checks the order). Streams: 1 fast
+-- temperature noise (knots every 3 days), 2 slow temperature noise (every 11 days), 3 wet regime
+-- (every 5 days), 4 and 5 white noise of the day.
+md AS (
+  SELECT m.*, unnest(days.list) AS d
+  FROM m, (SELECT list(d ORDER BY d.t) AS list FROM d) AS days
+),
 h AS (
-  SELECT m.model, d.date, d.season, d.warming, d.wet_season, m.bias, m.sens,
-         (d.t % 3) / 3.0 AS ff, hash(m.k, 1, d.t // 3) AS f0, hash(m.k, 1, d.t // 3 + 1) AS f1,
-         (d.t % 11) / 11.0 AS fs, hash(m.k, 2, d.t // 11) AS s0, hash(m.k, 2, d.t // 11 + 1) AS s1,
-         (d.t % 5) / 5.0 AS fr, hash(m.k, 3, d.t // 5) AS r0, hash(m.k, 3, d.t // 5 + 1) AS r1,
-         hash(m.k, 4, d.t) AS wa, hash(m.k, 5, d.t) AS wb
-  FROM m CROSS JOIN d
-  WHERE NOT (m.noleap AND d.feb29)
+  SELECT model, d.date, d.season, d.warming, d.wet_season, bias, sens, t_mean, t_amp, dtr, t_sd, p_wet, wet_mm,
+         (d.t % 3) / 3.0 AS ff, hash(k, 1, d.t // 3) AS f0, hash(k, 1, d.t // 3 + 1) AS f1,
+         (d.t % 11) / 11.0 AS fs, hash(k, 2, d.t // 11) AS s0, hash(k, 2, d.t // 11 + 1) AS s1,
+         (d.t % 5) / 5.0 AS fr, hash(k, 3, d.t // 5) AS r0, hash(k, 3, d.t // 5 + 1) AS r1,
+         hash(k, 4, d.t) AS wa, hash(k, 5, d.t) AS wb
+  FROM md
+  WHERE NOT (noleap AND d.feb29)
 ),
 -- Uniforms in [0, 1) from 32-bit halves; knot noise as a smoothstep interpolation between knots
 -- (knot values: sum of two uniforms, bell-shaped, in [-1, 1]).
 u AS (
-  SELECT model, date, season, warming, wet_season, bias, sens,
+  SELECT model, date, season, warming, wet_season, bias, sens, t_mean, t_amp, dtr, t_sd, p_wet, wet_mm,
          ((f0 & 4294967295) + (f0 >> 32)) / 4294967296.0 - 1.0 AS fa,
          ((f1 & 4294967295) + (f1 >> 32)) / 4294967296.0 - 1.0 AS fb,
          ff * ff * (3.0 - 2.0 * ff) AS fw,
@@ -116,16 +126,16 @@ u AS (
 ),
 v AS (
   SELECT u.model, u.date,
-         c.t_mean + 273.15 + c.t_amp * u.season + u.bias + u.sens * u.warming
+         u.t_mean + 273.15 + u.t_amp * u.season + u.bias + u.sens * u.warming
            -- persistent anomaly: slow and fast value noise, larger in winter
-           + c.t_sd * (1.0 - 0.4 * u.season)
+           + u.t_sd * (1.0 - 0.4 * u.season)
              * (1.5 * (u.sa + (u.sb - u.sa) * u.sw) + 1.2 * (u.fa + (u.fb - u.fa) * u.fw) + 0.9 * (u.white_t - 0.5))
            AS tmean,
          -- wet regime in [0, 1): scales the day's wet probability (mean 1) and its amounts
          u.ra + (u.rb - u.ra) * u.rw AS regime,
-         u.white_wet < c.p_wet * u.wet_season * (0.3 + 1.4 * (u.ra + (u.rb - u.ra) * u.rw)) AS wet,
-         c.dtr, c.wet_mm, u.warming * u.sens AS dt, u.white_dtr, u.white_amount
-  FROM u, c
+         u.white_wet < u.p_wet * u.wet_season * (0.3 + 1.4 * (u.ra + (u.rb - u.ra) * u.rw)) AS wet,
+         u.dtr, u.wet_mm, u.warming * u.sens AS dt, u.white_dtr, u.white_amount
+  FROM u
 ),
 w AS (
   -- wet days: a smaller diurnal range; the range never drops below 1 K, so tasmin < tasmax

@@ -12,9 +12,10 @@ const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), `autobuild
  * Starts building the default data into DATA_DIR in a child process (so that the server's event
  * loop stays free), logging its progress. A failed build ends the server with status 1: it would
  * otherwise answer 503 for ever; the build resumes on the next start. Returns a function that
- * stops the build (on shutdown).
+ * stops the build (on shutdown) and resolves once the build process is gone: a server started
+ * right after this one exits would otherwise find the build still locked by it.
  */
-export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger): () => void {
+export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger): () => Promise<void> {
   // execArgv is inherited, so under tsx the child loads TypeScript too.
   const child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let stopping = false;
@@ -32,8 +33,11 @@ export function startAutobuild(config: Pick<Config, 'DATA_DIR'>, logger: Logger)
     logger.fatal({ code, signal }, 'the default data build stopped before it was complete; fix the cause and start again: it resumes where it stopped');
     process.exit(1);
   });
-  return () => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return async () => {
     stopping = true;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
+    await exited;
   };
 }

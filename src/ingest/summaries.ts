@@ -13,6 +13,8 @@ export interface CellRef {
 }
 
 const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
+/** The heat-wave series sql/build/monthly_summary.sql writes per month: one column per historic range. */
+const MAX_HISTORIC_RANGES = 4;
 
 /**
  * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its daily file (and,
@@ -23,6 +25,9 @@ const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
  * CREATE OR REPLACE MACRO from several connections conflict.
  */
 export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, historicRanges: { start_year: number; end_year: number }[]) {
+  if (historicRanges.length > MAX_HISTORIC_RANGES) {
+    throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${historicRanges.length}: add columns to sql/build/monthly_summary.sql.`);
+  }
   const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
   const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
   const hasHistoric = fs.existsSync(historic);
