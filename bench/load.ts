@@ -1,7 +1,8 @@
 /**
  * The load generator, run as its own process by bench/run.ts so that it does not share the
- * server's event loop. Uses wrk (Debian package `wrk`, C, light on the CPU it shares with the
- * server) when it is installed, else autocannon from npm. Input: one JSON argument; output: one
+ * server's event loop. The paths are requested in order, wrapping around only if the run outlasts
+ * them. Uses wrk (Debian package `wrk`, C, light on the CPU it shares with the
+ * server) when it is installed, else autocannon from npm. Input: one JSON file named by its argument; output: one
  * JSON line with requests, rps, p50 and p99 (ms), non2xx, errors, bytes.
  */
 import { execFileSync } from 'node:child_process';
@@ -17,9 +18,11 @@ interface LoadSpec {
   paths: string[];
   connections: number;
   duration: number;
+  /** The Accept-Encoding header to send; none when absent. */
+  acceptEncoding?: string;
 }
 
-const spec = JSON.parse(process.argv[2]!) as LoadSpec;
+const spec = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
 
 function hasWrk(): boolean {
   try {
@@ -37,7 +40,7 @@ async function withAutocannon() {
     url: spec.url,
     connections: spec.connections,
     duration: spec.duration,
-    headers: { authorization: `Token ${spec.token}` },
+    headers: { authorization: `Token ${spec.token}`, ...(spec.acceptEncoding ? { 'accept-encoding': spec.acceptEncoding } : {}) },
     requests: [
       {
         setupRequest: (req) => {
@@ -63,7 +66,7 @@ function withWrk() {
   fs.writeFileSync(pathsFile, spec.paths.join('\n') + '\n');
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'wrk-paths.lua');
   const out = execFileSync('wrk', ['-t1', `-c${spec.connections}`, `-d${spec.duration}s`, '--timeout', '10s', '-s', script, spec.url], {
-    env: { ...process.env, WRK_PATHS: pathsFile, WRK_TOKEN: spec.token },
+    env: { ...process.env, WRK_PATHS: pathsFile, WRK_TOKEN: spec.token, WRK_ACCEPT_ENCODING: spec.acceptEncoding ?? '' },
     encoding: 'utf8',
   });
   const line = out.split('\n').find((l) => l.startsWith('{'));

@@ -1,7 +1,10 @@
 /**
  * `make bench`: starts the server on the default data (DATA_DIR), drives it from a second process
- * with autocannon, and prints requests/s, p50, p99 per workload and the server's peak RSS.
- * BENCH_DURATION (seconds per workload, default 10) and BENCH_ONLY (substring of workload names).
+ * (wrk, or autocannon), and prints requests/s, p50, p99 per workload and the server's peak RSS.
+ * Every workload runs as clients ask: with `Accept-Encoding: gzip, deflate, br` (what Python's
+ * requests and browsers send), and, for comparison, without. BENCH_DURATION (seconds per
+ * workload, default 10), BENCH_ONLY (substring of workload names), BENCH_ENCODING (`both`,
+ * default; `compressed` or `plain` for one of them).
  */
 import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -12,7 +15,7 @@ import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { loadCatalog } from '../src/reference/catalog.js';
-import { climateFiles, climateWorkloads, referenceWorkloads, type Workload } from './workloads.js';
+import { climateFiles, climateWorkloads, referenceWorkloads, WARMUP_SHARE, type Workload } from './workloads.js';
 import { measureOpsOverhead, printOpsOverhead } from './ops.js';
 import { formatsBench, printFormats } from './formats.js';
 import { readRows } from '../src/db/duckdb.js';
@@ -20,6 +23,14 @@ import { readRows } from '../src/db/duckdb.js';
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ONLY = process.env.BENCH_ONLY;
+/** What each workload is run with: the header clients send, and none. */
+const ENCODINGS: Record<string, string | undefined> = { compressed: 'gzip, deflate, br', plain: undefined };
+const ENCODING_RUNS = (() => {
+  const choice = process.env.BENCH_ENCODING ?? 'both';
+  if (choice === 'both') return Object.keys(ENCODINGS);
+  if (choice in ENCODINGS) return [choice];
+  throw new Error(`BENCH_ENCODING must be both, compressed or plain; got '${choice}'.`);
+})();
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 async function freePort(): Promise<number> {
@@ -68,12 +79,15 @@ function peakRssMb(pid: number): number {
  * Asynchronous, so that this process keeps reading the servers' log pipes while the load runs: a
  * server writes its log synchronously, and a full pipe would stall it.
  */
-async function runLoad(url: string, token: string, w: Workload, duration: number) {
-  const { stdout: out } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ url, token, paths: w.paths, connections: w.connections, duration })],
-    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 },
-  );
+async function runLoad(url: string, token: string, w: Workload, duration: number, acceptEncoding?: string) {
+  // The spec goes through a file: thousands of distinct paths exceed what one argument may hold.
+  const spec = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-')), 'spec.json');
+  fs.writeFileSync(spec, JSON.stringify({ url, token, paths: w.paths, connections: w.connections, duration, acceptEncoding }));
+  const { stdout: out } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), spec], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  }).finally(() => fs.rmSync(path.dirname(spec), { recursive: true, force: true }));
   return JSON.parse(out.trim().split('\n').pop()!) as { tool: string; requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number };
 }
 
@@ -107,20 +121,28 @@ async function main() {
     const workloads = [...referenceWorkloads(catalog), ...climateWorkloads(catalog)].filter((w) => !ONLY || w.name.includes(ONLY));
     const rows = [];
     for (const w of workloads) {
-      process.stderr.write(`bench: ${w.name} (${w.connections} connections, warm-up 2 s, ${DURATION} s)...\n`);
-      await runLoad(url, token, w, 2);
-      const r = await runLoad(url, token, w, DURATION);
-      if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
-      rows.push({ workload: w.name, connections: w.connections, ...r });
+      const warm = Math.floor(w.paths.length * WARMUP_SHARE);
+      for (const encoding of ENCODING_RUNS) {
+        process.stderr.write(`bench: ${w.name} (${w.connections} connections, ${encoding}, warm-up 2 s, ${DURATION} s)...\n`);
+        await runLoad(url, token, { ...w, paths: w.paths.slice(0, warm) }, 2, ENCODINGS[encoding]);
+        const r = await runLoad(url, token, { ...w, paths: w.paths.slice(warm) }, DURATION, ENCODINGS[encoding]);
+        if (r.non2xx > 0 || r.errors > 0) process.stderr.write(`  warning: ${r.non2xx} non-2xx responses, ${r.errors} errors\n`);
+        // More requests than distinct paths: some were repeats, which a response cache could serve.
+        const repeats = Math.max(0, r.requests - (w.paths.length - warm));
+        if (repeats > 0) process.stderr.write(`  warning: ${repeats} requests repeated a path (more requests than distinct paths)\n`);
+        rows.push({ workload: w.name, encoding, connections: w.connections, ...r, repeats });
+      }
     }
     const formats = !ONLY || 'formats: raw century as JSON, CSV and Arrow'.includes(ONLY) ? await formatsBench(url, token, catalog) : [];
     const rss = peakRssMb(server.pid!);
-    console.log(`\nload generator: ${rows[0]?.tool ?? '-'} (its own process; install Debian's wrk for a lighter one)`);
-    console.log('\n| workload | clients | req/s | p50 ms | p99 ms | p50 / scan floor | non-2xx |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log(`\nload generator: ${rows[0]?.tool ?? '-'} in its own process${rows[0]?.tool === 'autocannon' ? " (install Debian's wrk for a lighter one)" : ''}`);
+    console.log(`\nencodings: compressed = Accept-Encoding: ${ENCODINGS.compressed}; plain = none. Every measured path distinct (${rows.some((r) => r.repeats > 0) ? 'except the repeats warned about above' : 'no repeats'}).`);
+    console.log('\n| workload | encoding | clients | req/s | p50 ms | p99 ms | KB/response | p50 / scan floor | non-2xx |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) {
       const ratio = r.workload.startsWith('city') ? '' : (r.p50 / floor).toFixed(1);
-      console.log(`| ${r.workload} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${ratio} | ${r.non2xx + r.errors} |`);
+      const kb = r.requests > 0 ? (r.bytes / r.requests / 1024).toFixed(1) : '-';
+      console.log(`| ${r.workload} | ${r.encoding} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${kb} | ${ratio} | ${r.non2xx + r.errors} |`);
     }
     if (formats.length > 0) printFormats(formats);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);

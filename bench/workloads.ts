@@ -2,10 +2,16 @@ import type { Catalog } from '../src/reference/catalog.js';
 
 export interface Workload {
   name: string;
-  /** Request paths, cycled through by the load generator. */
+  /**
+   * Request paths, each distinct, shuffled: the warm-up takes the first WARMUP_SHARE of them and the
+   * measured run the rest, so that no response cache can serve a measured request.
+   */
   paths: string[];
   connections: number;
 }
+
+/** The share of a workload's paths the warm-up uses (the measured run never repeats them). */
+export const WARMUP_SHARE = 0.2;
 
 /** Deterministic pseudo-random numbers, so that runs are comparable. */
 function rng(seed: number) {
@@ -16,23 +22,43 @@ function rng(seed: number) {
   };
 }
 
+/** The distinct values of `make`, in a deterministic shuffled order (draws until `count` or gives up). */
+function distinct(count: number, make: () => string): string[] {
+  const seen = new Set<string>();
+  for (let tries = 0; seen.size < count && tries < count * 20; tries++) seen.add(make());
+  return [...seen];
+}
+
+/** Deterministic Fisher-Yates shuffle. */
+function shuffled<T>(items: T[], seed: number): T[] {
+  const r = rng(seed);
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 export function referenceWorkloads(catalog: Catalog): Workload[] {
   const r = rng(42);
   const pages = Math.ceil(catalog.cities.length / 20);
-  const listPaths = Array.from({ length: 500 }, () => `/api/city/?page=${1 + Math.floor(r() * pages)}`);
-  const nearestPaths = Array.from({ length: 500 }, () => {
+  // Pages of 20 cities, each a distinct path (page_size 20-29 at the same page count).
+  const listPaths = distinct(20_000, () => `/api/city/?page=${1 + Math.floor(r() * pages)}&page_size=${20 + Math.floor(r() * 10)}`);
+  const nearestPaths = distinct(20_000, () => {
     const lat = (25 + r() * 24).toFixed(4);
     const lon = (-124 + r() * 57).toFixed(4);
     return `/api/city/nearest/?lat=${lat}&lon=${lon}&limit=5`;
   });
-  const filtered = Array.from({ length: 500 }, () => {
+  const orderings = ['-population', 'population', 'name', '-name'];
+  const filtered = distinct(20_000, () => {
     const c = catalog.cities[Math.floor(r() * catalog.cities.length)]!;
-    return `/api/city/?search=${encodeURIComponent(c.name.slice(0, 3))}&ordering=-population`;
+    return `/api/city/?search=${encodeURIComponent(c.name.slice(0, 3))}&ordering=${orderings[Math.floor(r() * 4)]}&page_size=${20 + Math.floor(r() * 10)}`;
   });
   return [
-    { name: 'city list page', paths: listPaths, connections: 32 },
-    { name: 'city nearest (limit 5)', paths: nearestPaths, connections: 32 },
-    { name: 'city search + ordering', paths: filtered, connections: 32 },
+    { name: 'city list page', paths: listPaths, connections: 16 },
+    { name: 'city nearest (limit 5)', paths: nearestPaths, connections: 16 },
+    { name: 'city search + ordering', paths: filtered, connections: 16 },
   ];
 }
 
@@ -46,10 +72,19 @@ function citiesPerCell(catalog: Catalog): number[] {
   return [...seen.values()];
 }
 
-/** Climate workloads: one cell, all 21 NEX-GDDP models, all 95 RCP85 years per request. */
+/**
+ * Climate workloads: one cell, all 21 NEX-GDDP models, 86 to 95 of the RCP85 years per request:
+ * every path is distinct (46 cells x 100 year spans), so no response cache can make the numbers.
+ */
 export function climateWorkloads(catalog: Catalog): Workload[] {
   const cities = citiesPerCell(catalog);
-  const paths = (suffix: string) => cities.map((id) => `/api/climate-data/${id}/RCP85/${suffix}`);
+  const spans: string[] = [];
+  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) spans.push(`${2006 + a}:${2100 - b}`);
+  const paths = (suffix: string) =>
+    shuffled(
+      cities.flatMap((id) => spans.map((years) => `/api/climate-data/${id}/RCP85/${suffix}${suffix.includes('?') ? '&' : '?'}years=${years}`)),
+      7,
+    );
   const defs: [string, string[]][] = [
     ['frost_days yearly', paths('indicator/frost_days/')],
     // The change against the 1971-2000 baseline: at most 1.5x the plain request (issue 14).

@@ -4,10 +4,12 @@ local paths = {}
 for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
 local i = 0
 wrk.headers["Authorization"] = "Token " .. os.getenv("WRK_TOKEN")
+local encoding = os.getenv("WRK_ACCEPT_ENCODING")
+if encoding ~= nil and encoding ~= "" then wrk.headers["Accept-Encoding"] = encoding end
 
 request = function()
   i = i + 1
-  return wrk.format("GET", paths[(i % #paths) + 1])
+  return wrk.format("GET", paths[((i - 1) % #paths) + 1])
 end
 
 done = function(summary, latency, requests)
