@@ -1,37 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
+import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
-
-/**
- * Runs sql/indicators/cli-session.sql the way the DuckDB CLI does (statements in order, `.read`
- * includes a file) with every template, and checks each gives the API's answer. The CLI binary
- * itself is not installable here; the dot command the session uses is `.read`, done below.
- */
-const SESSION = fs.readFileSync(path.join(ROOT, 'sql', 'indicators', 'cli-session.sql'), 'utf8');
-
-async function runScript(conn: DuckDBConnection, text: string): Promise<Record<string, unknown>[]> {
-  let last: Record<string, unknown>[] = [];
-  let pending = '';
-  for (const line of text.split('\n')) {
-    const read = /^\.read\s+(\S+)\s*$/.exec(line.trim());
-    if (read) {
-      last = await runScript(conn, fs.readFileSync(path.join(ROOT, read[1]!), 'utf8'));
-      continue;
-    }
-    pending += line + '\n';
-    if (line.trim().endsWith(';') || line === text.split('\n').at(-1)) {
-      if (pending.replace(/--.*$/gm, '').trim()) last = (await conn.runAndReadAll(pending)).getRowObjectsJS();
-      pending = '';
-    }
-  }
-  if (pending.replace(/--.*$/gm, '').trim()) last = (await conn.runAndReadAll(pending)).getRowObjectsJS();
-  return last;
-}
 
 let t: TestApp;
 let dataDir: string;
@@ -53,6 +28,7 @@ const apiParams = (name: string, units: string) => {
   return q.join('&');
 };
 
+/** sql/indicators/cli-session.sql with every template gives the API's answer. */
 describe('the templates in a DuckDB CLI session', () => {
   const templates = fs.readdirSync(path.join(ROOT, 'sql', 'indicators')).filter((f) => !['macros.sql', 'cli-session.sql'].includes(f));
 
@@ -61,19 +37,15 @@ describe('the templates in a DuckDB CLI session', () => {
   });
 
   it.each(INDICATORS.map((i) => [i.name, i.defaultUnits]))('%s gives the same answer as the API', async (name, units) => {
-    const script = SESSION.replaceAll("'data/build/", `'${dataDir}/`)
+    const script = CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`)
       .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
       .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
     const db = await DuckDBInstance.create(':memory:');
     const conn = await db.connect();
-    const rows = await runScript(conn, script);
+    const rows = await runCliScript(conn, script);
     conn.closeSync();
     db.closeSync();
-    const cli: Record<string, Record<string, number>> = {};
-    for (const r of rows as { period: string; stats: { entries?: { key: string; value: number }[] } | { key: string; value: number }[] }[]) {
-      const entries = Array.isArray(r.stats) ? r.stats : r.stats.entries!;
-      cli[r.period] = Object.fromEntries(entries.map((e) => [e.key, e.value]));
-    }
+    const cli = cliData(rows);
     const res = await request(t.app)
       .get(`/api/climate-data/5128581/RCP85/indicator/${name}/?${apiParams(name, units)}`)
       .set('Authorization', `Token ${t.token}`)
@@ -87,8 +59,8 @@ describe('month_cutting_days', () => {
   it('has the columns and types of indicator_days whether it reads the days or not', async () => {
     const db = await DuckDBInstance.create(':memory:');
     const conn = await db.connect();
-    const settings = SESSION.replaceAll("'data/build/", `'${dataDir}/`).replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, '');
-    await runScript(conn, settings);
+    const settings = CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`).replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, '');
+    await runCliScript(conn, settings);
     const columns = async (agg: string) => {
       await conn.run(`SET VARIABLE time_aggregation = '${agg}'`);
       return (await conn.runAndReadAll(`DESCRIBE FROM month_cutting_days(getvariable('time_aggregation'))`)).getRowObjectsJS().map((r) => `${r.column_name} ${r.column_type}`);

@@ -6,6 +6,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../src/ingest/build.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
@@ -313,6 +315,48 @@ describe('labels and shapes', () => {
       expect(backward.get(a), a).toEqual(forward.get(a));
     }
     expect(forward.get(asks[1]!)).not.toEqual(forward.get(asks[0]!));
+  });
+});
+
+/**
+ * The DuckDB CLI session (sql/indicators/cli-session.sql) with a baseline and windows set, as the
+ * README describes them, gives the API's answer: one indicator of each family, both change kinds.
+ */
+describe('relative_to and windows in a DuckDB CLI session', () => {
+  const cases = FAMILY_REPRESENTATIVES.flatMap((name) => ['absolute', 'percent'].map((change) => [name, change] as const));
+  it.each(cases)('%s, change=%s', async (name, change) => {
+    const cell = t.catalog.cityCells.get(city)!.get('NEX-GDDP')!;
+    const meta = INDICATORS.find((i) => i.name === name)!;
+    const script = CLI_SESSION.replaceAll("'data/build/", `'${tmp}/`)
+      .replaceAll('/752103.parquet', `/${cell}.parquet`)
+      .replace(/^SET VARIABLE models = .*$/m, 'SET VARIABLE models = NULL::VARCHAR[];')
+      .replace(/^SET VARIABLE years = .*$/m, 'SET VARIABLE years = range(2040, 2053)::INTEGER[];')
+      .replace(/^SET VARIABLE windows = .*$/m, 'SET VARIABLE windows = [{s: 2041, e: 2050}, {s: 2045, e: 2052}];')
+      .replace(/^SET VARIABLE baseline_years = .*$/m, 'SET VARIABLE baseline_years = range(1971, 2001)::INTEGER[];')
+      .replace(/^SET VARIABLE change = .*$/m, `SET VARIABLE change = '${change}';`)
+      .replace(/^SET VARIABLE aggs = .*$/m, `SET VARIABLE aggs = ${JSON.stringify(AGGS).replaceAll('"', "'")};`)
+      .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${meta.defaultUnits}';`)
+      // ownParams: 70 F, gte; 1 mm/day, gt; the 90th percentile; the range starting 1971.
+      .replace(/^SET VARIABLE threshold = .*$/m, `SET VARIABLE threshold = ${meta.variables[0] === 'pr' ? 1 / 86400 : ((70 - 32) * 5) / 9 + 273.15};`)
+      .replace(/^SET VARIABLE comparator = .*$/m, `SET VARIABLE comparator = '${meta.variables[0] === 'pr' ? 'gt' : 'gte'}';`)
+      .replace(/^SET VARIABLE percentile = .*$/m, 'SET VARIABLE percentile = 90;')
+      .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      const cli = cliData(await runCliScript(conn, script));
+      const { data } = await ask('NEX-GDDP', 'RCP85', name, `time_aggregation=window&windows=2041:2050,2045:2052&years=2040:2052&agg=${AGGS.join(',')}&relative_to=1971&change=${change}`);
+      expect(Object.keys(cli)).toEqual(['2041-2050', '2045-2052']);
+      for (const [period, stats] of Object.entries(data)) {
+        for (const [stat, value] of Object.entries(stats)) {
+          if (value === null) expect(cli[period]![stat], `${period} ${stat}`).toBeNull();
+          else expect(cli[period]![stat], `${period} ${stat}`).toBeCloseTo(value, 6);
+        }
+      }
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
   });
 });
 

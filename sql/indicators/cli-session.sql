@@ -10,7 +10,7 @@
 SET VARIABLE file = 'data/build/climate/NEX-GDDP/RCP85/752103.parquet';
 -- Its monthly summaries (yearly, quarterly and monthly periods of some indicators are read from them).
 SET VARIABLE monthly_file = 'data/build/monthly/NEX-GDDP/RCP85/752103.parquet';
-SET VARIABLE models = ['ACCESS1-0', 'CCSM4', 'MIROC5'];  -- or NULL for every model in the file
+SET VARIABLE models = ['ACCESS1-0', 'CCSM4', 'MIROC5'];  -- or NULL::VARCHAR[] for every model in the file
 SET VARIABLE years = range(2050, 2053)::INTEGER[];
 -- yearly | quarterly | monthly | offset_yearly | custom (then spans, MMDD pairs: 3-1:5-31 is {s: 301, e: 531})
 SET VARIABLE time_aggregation = 'yearly';
