@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import compression from 'compression';
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
@@ -50,11 +51,14 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   if (metrics) app.use(metrics.requests);
   // gzip at level 1 (nginx's default): a raw century's JSON takes 11 ms instead of 38 at zlib's
   // default level 6, for 461 KB instead of 400; CPU, not bandwidth, is what a 2-core server runs
-  // out of. The default filter skips the Arrow media type (mime-db does not mark it compressible),
+  // out of. Brotli, which browsers and the bench ask for, at quality 1 rather than the middleware's
+  // 4: 6.6 ms instead of 16.8 for a raw century, 441 KB instead of 387 (smaller than gzip's 1).
+  // The default filter skips the Arrow media type (mime-db does not mark it compressible),
   // yet gzip takes a raw century's Arrow from 1019 KB to 458 KB.
   app.use(
     compression({
       level: 1,
+      brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
       filter: (req, res) => /vnd\.apache\.arrow/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
     }),
   );
