@@ -16,6 +16,7 @@ import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import { accountThrottle } from './http/throttle.js';
+import { memoryThrottleStores, type ThrottleStores } from './http/throttleStore.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Catalog } from './reference/catalog.js';
 import { cityRoutes } from './reference/cityRoutes.js';
@@ -34,10 +35,12 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** How far the data build is (default: read from catalog.dataDir). */
   progress?: BuildProgress;
+  /** Where the per-account throttle counts (default: in memory); the same as createAuth's. */
+  throttleStores?: ThrottleStores;
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir) }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores() }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
@@ -45,7 +48,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
 
-  const metrics = config.METRICS === 'on' ? createMetrics(queries) : undefined;
+  const metrics = config.METRICS === 'on' ? createMetrics(queries, throttleStores) : undefined;
   app.use(requestLog(logger ?? createLogger(config.LOG_LEVEL)));
   app.use(securityHeaders());
   if (metrics) app.use(metrics.requests);
@@ -84,7 +87,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
-  const accountLimits = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, metrics?.throttled);
+  const accountLimits = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
   const throttle = caching.afterThrottle(accountLimits);
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
   app.use(rawDataRoutes(climate));

@@ -32,6 +32,11 @@ const envSchema = z.object({
   TOKEN_AUTH_RATE: rate.default('5/min'),
   THROTTLE_BURST_RATE: rate.default('20/min'),
   THROTTLE_SUSTAINED_RATE: rate.default('5000/day'),
+  // Throttle counters shared by every replica (src/http/throttleStore.ts); in memory without it.
+  THROTTLE_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   TRUST_PROXY: z
     .string()
     .default('false')

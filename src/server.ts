@@ -3,6 +3,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
+import { createThrottleStores } from './http/throttleStore.js';
 import { BuildProgress } from './climate/buildProgress.js';
 import { buildFile } from './climate/files.js';
 import { loadConfig } from './config.js';
@@ -56,9 +57,10 @@ async function main() {
   const catalog = await loadCatalog(conn, config.DATA_DIR);
   const progress = new BuildProgress(config.DATA_DIR);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
-  const auth = await createAuth(config);
+  const throttleStores = await createThrottleStores(config, logger);
+  const auth = await createAuth(config, throttleStores);
   const lifecycle: Lifecycle = { shuttingDown: false };
-  handler = createApp({ config, catalog, queries, auth, logger, lifecycle, progress });
+  handler = createApp({ config, catalog, queries, auth, logger, lifecycle, progress, throttleStores });
   if (!catalogMissing) await listen();
   logger.info({ build_id: catalog.manifest.build_id, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
 
@@ -84,6 +86,7 @@ async function main() {
     release: async () => {
       await stopBuild();
       await auth.close();
+      await throttleStores.close();
       queries.close();
       conn.closeSync();
       db.closeSync();

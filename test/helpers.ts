@@ -11,6 +11,8 @@ import { openDuckDB } from '../src/db/duckdb.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
 import { QueryPool } from '../src/db/queryPool.js';
 import { loadCatalog, type Catalog } from '../src/reference/catalog.js';
+import { createThrottleStores, type ThrottleStores } from '../src/http/throttleStore.js';
+import { createLogger } from '../src/logger.js';
 
 export interface TestApp {
   app: express.Express;
@@ -19,6 +21,7 @@ export interface TestApp {
   auth: Auth;
   config: Config;
   queries: QueryPool;
+  throttleStores: ThrottleStores;
 }
 
 let counter = 0;
@@ -37,8 +40,9 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), dataDir);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
-  const auth = await createAuth(config);
+  const throttleStores = await createThrottleStores(config, createLogger('silent'));
+  const auth = await createAuth(config, throttleStores);
   const account = await auth.accounts.create('tester@example.com', await hashPassword('test-password'));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
-  return { app: createApp({ config, catalog, queries, auth }), token, catalog, auth, config, queries };
+  return { app: createApp({ config, catalog, queries, auth, throttleStores }), token, catalog, auth, config, queries, throttleStores };
 }

@@ -5,6 +5,7 @@ import { DuckDBAccountStore } from './duckdbAccountStore.js';
 import { requireToken } from './requireToken.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { TokenService } from './tokens.js';
+import { memoryThrottleStores, type ThrottleStores } from '../http/throttleStore.js';
 
 export type { Account, AccountStore, TokenState } from './accountStore.js';
 export type { AuthenticatedAccount } from './requireToken.js';
@@ -25,14 +26,17 @@ export interface Auth {
  * the signing secret in the accounts store unless TOKEN_SECRET is set, so this fails early when
  * the accounts file cannot be opened.
  */
-export async function createAuth(config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE' | 'TOKEN_TTL'>): Promise<Auth> {
+export async function createAuth(
+  config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE' | 'TOKEN_TTL'>,
+  throttleStores: ThrottleStores = memoryThrottleStores(),
+): Promise<Auth> {
   const accounts = new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
   const tokens = new TokenService(await accounts.signingSecret(), config.TOKEN_TTL);
   return {
     accounts,
     tokens,
     requireToken: requireToken(accounts, tokens),
-    tokenRouter: tokenRoutes(accounts, tokens, config.TOKEN_AUTH_RATE),
+    tokenRouter: tokenRoutes(accounts, tokens, config.TOKEN_AUTH_RATE, throttleStores),
     close: () => accounts.close(),
   };
 }

@@ -3,7 +3,7 @@ import { rateLimit } from 'express-rate-limit';
 import { parseRate } from '../config.js';
 import { HttpError } from '../http/errors.js';
 import { throttledError } from '../http/throttle.js';
-import { createThrottleStore } from '../http/throttleStore.js';
+import type { ThrottleStores } from '../http/throttleStore.js';
 import type { Account, AccountStore } from './accountStore.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { TokenService } from './tokens.js';
@@ -68,12 +68,12 @@ async function authenticate(accounts: AccountStore, req: Request): Promise<Accou
  * revoking the old one at once). JSON or form bodies. Both share one throttle bucket per client
  * address (`req.ip`, so Express's `trust proxy` setting decides what the address is).
  */
-export function tokenRoutes(accounts: AccountStore, tokens: TokenService, rate: string): Router {
+export function tokenRoutes(accounts: AccountStore, tokens: TokenService, rate: string, stores: ThrottleStores): Router {
   const { limit, windowMs } = parseRate(rate);
   const throttle = rateLimit({
     windowMs,
     limit,
-    store: createThrottleStore('token-auth'),
+    store: stores.store('token-auth'),
     standardHeaders: false,
     legacyHeaders: false,
     handler: (req, _res, next) => next(throttledError(req, windowMs)),

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueryPool } from '../db/queryPool.js';
+import type { ThrottleStores } from './throttleStore.js';
 import { routePattern } from './requestLog.js';
 
 export interface Metrics {
@@ -17,7 +18,7 @@ const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const QUERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Prometheus metrics of one app: requests, DuckDB queries of `queries`, throttling, the process. */
-export function createMetrics(queries: QueryPool): Metrics {
+export function createMetrics(queries: QueryPool, throttleStores: Pick<ThrottleStores, 'errors'>): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -41,6 +42,16 @@ export function createMetrics(queries: QueryPool): Metrics {
     help: 'Time a climate query waited in the queue for a pooled DuckDB connection (QUERY_CONCURRENCY).',
     buckets: [0, ...QUERY_BUCKETS],
     registers,
+  });
+  let storeErrorsSeen = 0;
+  new Counter({
+    name: 'throttle_store_errors_total',
+    help: 'Failures of the shared throttle store (THROTTLE_URL): each let a request through uncounted.',
+    registers,
+    collect() {
+      this.inc(throttleStores.errors - storeErrorsSeen);
+      storeErrorsSeen = throttleStores.errors;
+    },
   });
   new Gauge({
     name: 'duckdb_queries_in_flight',

@@ -3,7 +3,7 @@ import { rateLimit, type RateLimitInfo, type RateLimitRequestHandler } from 'exp
 import type { AuthenticatedAccount } from '../auth/requireToken.js';
 import { parseRate } from '../config.js';
 import { HttpError } from './errors.js';
-import { createThrottleStore, throttledDetail } from './throttleStore.js';
+import { throttledDetail, type ThrottleStores } from './throttleStore.js';
 
 /** The 429 of every throttle: an integer Retry-After and DRF's sentence. */
 export function throttledError(req: Request, windowMs: number): HttpError {
@@ -21,7 +21,7 @@ export function throttledError(req: Request, windowMs: number): HttpError {
  * original, the burst check comes first and a request refused by it is not counted as sustained.
  * A request answered 503 is not counted at all.
  */
-export function accountThrottle(defaults: { burst: string; sustained: string }, onThrottled?: () => void): RequestHandler {
+export function accountThrottle(defaults: { burst: string; sustained: string }, stores: ThrottleStores, onThrottled?: () => void): RequestHandler {
   const limiters = new Map<string, RateLimitRequestHandler>();
   const limiter = (scope: string, rate: string) => {
     const key = `${scope}:${rate}`;
@@ -31,7 +31,7 @@ export function accountThrottle(defaults: { burst: string; sustained: string }, 
       l = rateLimit({
         windowMs,
         limit,
-        store: createThrottleStore(key),
+        store: stores.store(key),
         standardHeaders: false,
         legacyHeaders: false,
         // Created on first use of each distinct rate (a handful), deliberately not at start-up.

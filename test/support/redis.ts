@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(what: string, probe: () => Promise<boolean>, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const answers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => s.end(() => resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+
+export interface RedisServer {
+  url: string;
+  /** Stops the server (a fault); start() brings it back on the same port, empty. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it for good and removes its folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * A real redis-server (Debian's package `redis-server`, which .ci/run installs) on a free loopback
+ * port, its working folder a temporary one, nothing persisted.
+ */
+export async function startRedis(): Promise<RedisServer> {
+  const bin = '/usr/bin/redis-server';
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: apt-get install -y --no-install-recommends redis-server (.ci/run installs it).`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-test-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await until(`redis-server on port ${port}`, () => answers(port));
+  };
+  const stop = async () => {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    await until(`redis-server on port ${port} to stop`, async () => !(await answers(port)));
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    start,
+    close: async () => {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
