@@ -8,7 +8,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run test data summaries user bench bench-layout typecheck ingest bench-ingest bench-first-run
+.PHONY: help setup build run test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -18,6 +18,7 @@ help:
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
 	@echo "make summaries - rewrite the per-cell summaries of DATA_DIR (after upgrading the service)"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
+	@echo "make migrate - create or upgrade the accounts schema in PostgreSQL (ACCOUNTS_URL)"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
@@ -61,6 +62,10 @@ summaries: $(STAMP)
 
 user: $(STAMP)
 	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) src/cli/user.ts
+
+# The accounts schema in PostgreSQL (ACCOUNTS_URL); servers also do it at start.
+migrate: $(STAMP)
+	$(TSX) src/cli/migrate.ts
 
 bench: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts

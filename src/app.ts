@@ -28,7 +28,7 @@ export interface AppDeps {
   config: Config;
   catalog: Catalog;
   queries: QueryPool;
-  auth: { requireToken: RequestHandler; tokenRouter: Router };
+  auth: { requireToken: RequestHandler; tokenRouter: Router; accounts?: { ping(): Promise<void> } };
   /** Defaults to JSON lines on stdout at LOG_LEVEL; tests pass one that writes to memory. */
   logger?: Logger;
   /** server.ts sets `shuttingDown` on SIGTERM, which turns /readyz to 503. */
@@ -75,7 +75,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
     }),
   );
   app.use(options);
-  app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN }));
+  app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN, accounts: auth.accounts }));
   app.use(docsRoutes(catalog));
   app.use(trailingSlash);
 

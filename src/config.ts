@@ -20,6 +20,11 @@ const envSchema = z.object({
   TOKEN_SECRET: z.string().min(32).optional(),
   /** The same, read from a file (a mounted secret); the file's text without a final newline. */
   TOKEN_SECRET_FILE: z.string().min(1).optional(),
+  // Accounts in PostgreSQL, shared by every replica (src/auth/postgresAccountStore.ts); ACCOUNTS_DB without it.
+  ACCOUNTS_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
   /**
    * Token lifetime: seconds, or a number with s, m, h or d (`30d`). Unset: tokens do not expire, as
    * the original's did not; an expired token gets a 401 that says so.
@@ -93,6 +98,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     if (secret.length < 32) fail([`  TOKEN_SECRET_FILE: ${config.TOKEN_SECRET_FILE} must hold at least 32 characters, it has ${secret.length}`]);
     config.TOKEN_SECRET = secret;
+  }
+  // Every replica must sign and check tokens with the same secret; the embedded store keeps one in
+  // its file, the shared store does not.
+  if (config.ACCOUNTS_URL !== undefined && config.TOKEN_SECRET === undefined) {
+    fail(['  ACCOUNTS_URL: set TOKEN_SECRET or TOKEN_SECRET_FILE too, the same on every replica (the token signing secret, 32 characters or more)']);
   }
   return config;
 }

@@ -42,7 +42,8 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const throttleStores = await createThrottleStores(config, createLogger('silent'));
   const auth = await createAuth(config, throttleStores);
-  const account = await auth.accounts.create('tester@example.com', await hashPassword('test-password'));
+  // A shared store (ACCOUNTS_URL) may hold the account already: another replica made it.
+  const account = (await auth.accounts.findByEmail('tester@example.com')) ?? (await auth.accounts.create('tester@example.com', await hashPassword('test-password')));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
   return { app: createApp({ config, catalog, queries, auth, throttleStores }), token, catalog, auth, config, queries, throttleStores };
 }

@@ -33,13 +33,17 @@ export interface AccountStore {
   /**
    * The account's token version and state, for the token check on every request. Must be cheap:
    * implementations keep it in memory, refresh it on their own writes, and read the store only
-   * for an account they do not know yet (one created by another process).
+   * for an account they do not know yet (one created by another process), or when the token
+   * names a version newer than the one they know (`tokenVersion`: issued by another process just
+   * now), so that a fresh token works at once everywhere.
    */
-  tokenState(id: number): Promise<TokenState | undefined>;
+  tokenState(id: number, tokenVersion?: number): Promise<TokenState | undefined>;
   /** The account's current token version (`tokenState(id)?.tokenVersion`). */
   tokenVersion(id: number): Promise<number | undefined>;
   /** The HMAC secret for tokens, created once and shared by every process using the store. */
   signingSecret(): Promise<string>;
+  /** Resolves when the store answers (for /readyz); rejects while it does not. */
+  ping(): Promise<void>;
   /** Waits for operations under way; the store may not be used afterwards. */
   close(): Promise<void>;
 }

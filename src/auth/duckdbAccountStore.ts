@@ -207,16 +207,17 @@ export class DuckDBAccountStore implements AccountStore {
 
   /**
    * From memory. The first call loads every account's state; an id not in memory (an account
-   * created by another process since) is read once, and a miss is remembered for a few seconds.
+   * created by another process since) is read once, and a miss is remembered for a few seconds;
+   * so is a state older than the token (refreshed by another process since).
    * States older than `refreshMs` are re-read in the background.
    */
-  async tokenState(id: number): Promise<TokenState | undefined> {
+  async tokenState(id: number, tokenVersion?: number): Promise<TokenState | undefined> {
     if (!this.states) await this.loadStates();
     else if (Date.now() - this.statesLoadedAt > this.refreshMs) this.refreshInBackground();
     const known = this.states!.get(id);
-    if (known) return known;
+    if (known && (tokenVersion === undefined || known.tokenVersion >= tokenVersion)) return known;
     const missed = this.misses.get(id);
-    if (missed !== undefined && Date.now() - missed < MISS_TTL_MS) return undefined;
+    if (!known && missed !== undefined && Date.now() - missed < MISS_TTL_MS) return undefined;
     let lookup = this.lookups.get(id);
     if (!lookup) {
       lookup = this.withDb(async (c) => {
@@ -270,6 +271,9 @@ export class DuckDBAccountStore implements AccountStore {
     });
     return this.secret;
   }
+
+  /** The file is opened per operation and checked then; nothing to reach between operations. */
+  async ping() {}
 
   async close() {
     const pending = queues.get(this.file);

@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import type { Config } from '../config.js';
 import type { AccountStore } from './accountStore.js';
 import { DuckDBAccountStore } from './duckdbAccountStore.js';
+import { PostgresAccountStore } from './postgresAccountStore.js';
 import { requireToken } from './requireToken.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { TokenService } from './tokens.js';
@@ -22,15 +23,33 @@ export interface Auth {
 }
 
 /**
+ * The account store the configuration names: PostgreSQL with ACCOUNTS_URL (its schema created or
+ * upgraded first), else the embedded DuckDB file ACCOUNTS_DB.
+ */
+export async function openAccountStore(config: Pick<Config, 'ACCOUNTS_DB' | 'ACCOUNTS_URL' | 'TOKEN_SECRET'>): Promise<AccountStore> {
+  if (!config.ACCOUNTS_URL) return new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
+  // loadConfig refuses ACCOUNTS_URL without a TOKEN_SECRET.
+  const store = new PostgresAccountStore(config.ACCOUNTS_URL, config.TOKEN_SECRET!);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    throw new Error(`Cannot prepare the accounts schema in PostgreSQL (ACCOUNTS_URL): ${reason}`);
+  }
+  return store;
+}
+
+/**
  * Accounts, tokens and the two auth entry points, wired from the configuration. Reads (or creates)
  * the signing secret in the accounts store unless TOKEN_SECRET is set, so this fails early when
  * the accounts file cannot be opened.
  */
 export async function createAuth(
-  config: Pick<Config, 'ACCOUNTS_DB' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE' | 'TOKEN_TTL'>,
+  config: Pick<Config, 'ACCOUNTS_DB' | 'ACCOUNTS_URL' | 'TOKEN_SECRET' | 'TOKEN_AUTH_RATE' | 'TOKEN_TTL'>,
   throttleStores: ThrottleStores = memoryThrottleStores(),
 ): Promise<Auth> {
-  const accounts = new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
+  const accounts = await openAccountStore(config);
   const tokens = new TokenService(await accounts.signingSecret(), config.TOKEN_TTL);
   return {
     accounts,

@@ -46,7 +46,7 @@ export function requireToken(accounts: AccountStore, tokens: TokenService): Requ
     if (!validUtf8(key)) throw unauthorized('Invalid token header. Token string should not contain invalid characters.');
     const claims = await tokens.read(key);
     if (claims === 'expired') throw unauthorized('Token has expired: get a new one from /api-token-auth/.');
-    const state = claims && (await accounts.tokenState(claims.accountId));
+    const state = claims && (await accounts.tokenState(claims.accountId, claims.version));
     if (!claims || !state || state.tokenVersion !== claims.version) throw unauthorized('Invalid token.');
     if (!state.isActive) throw unauthorized('User inactive or deleted.');
     res.locals.account = {

@@ -24,6 +24,8 @@ export interface OpsDeps {
   metrics?: Metrics;
   /** METRICS_TOKEN: when set, /metrics needs it as a Bearer (or Token) credential. */
   metricsToken?: string;
+  /** The account store: a shared one (PostgreSQL) may stop answering. */
+  accounts?: { ping(): Promise<void> };
 }
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/metrics'];
@@ -47,7 +49,7 @@ const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
  * token: probes and scrapers have none; /metrics has its own optional METRICS_TOKEN. No trailing
  * slash, as probes and Prometheus expect; mounted before the slash redirect.
  */
-export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken }: OpsDeps): Router {
+export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken, accounts }: OpsDeps): Router {
   const router = Router();
   const readiness = sqlFile('ops/readiness.sql');
 
@@ -64,6 +66,12 @@ export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken 
     if (!progress.complete()) {
       const { built, total } = progress.counts();
       res.status(503).json({ status: 'building', detail: progress.describe(), cells_built: built, cells_total: total });
+      return;
+    }
+    try {
+      await accounts?.ping();
+    } catch (err) {
+      res.status(503).json({ status: 'not ready', detail: err instanceof Error ? err.message : String(err) });
       return;
     }
     try {
