@@ -3,15 +3,17 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DATA_DIR ?= data/build
 STAMP := node_modules/.npm-ci-stamp
+PID_FILE ?= .run/server.pid
 TSX := node_modules/.bin/tsx
 # The server's Node options. A capped V8 heap collects sooner, which also frees the native memory of
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
+	@echo "make reload - make the server started by make run serve the build DATA_DIR names now (SIGHUP)"
 	@echo "make test   - type-check and run the test suite"
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
 	@echo "make build  - compile src/ into dist/ (make run does it when needed)"
@@ -46,7 +48,12 @@ setup: $(STAMP) $(DATA_DIR)/manifest.json
 # Serves at once; a missing default data build is written while serving (DATA_AUTOBUILD), resumed
 # where an interrupted one stopped.
 run: $(DIST)
-	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" DATA_AUTOBUILD=on node dist/server.js
+	NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" DATA_AUTOBUILD=on PID_FILE="$(PID_FILE)" node dist/server.js
+
+# Serve the build DATA_DIR names now (after repointing a symlink): SIGHUP to the server make run started.
+reload:
+	@test -s "$(PID_FILE)" || { echo "No $(PID_FILE): is a server started with make run (or PID_FILE=$(PID_FILE)) running?"; exit 1; }
+	kill -HUP "$$(cat "$(PID_FILE)")"
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json

@@ -75,7 +75,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
     }),
   );
   app.use(options);
-  app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN, accounts: auth.accounts }));
+  app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN, accounts: auth.accounts, buildId: catalog.manifest.build_id }));
   app.use(docsRoutes(catalog));
   app.use(trailingSlash);
 

@@ -16,6 +16,8 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default(path.join(ROOT, 'data', 'build')),
   ACCOUNTS_DB: z.string().default(path.join(ROOT, 'data', 'accounts.duckdb')),
+  // The server writes its pid here (make run: .run/server.pid), for make reload.
+  PID_FILE: z.string().min(1).optional(),
   /** Optional fixed signing secret; without it a random one is kept in the accounts store. */
   TOKEN_SECRET: z.string().min(32).optional(),
   /** The same, read from a file (a mounted secret); the file's text without a final newline. */

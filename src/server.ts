@@ -1,20 +1,17 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
 import { createThrottleStores } from './http/throttleStore.js';
-import { BuildProgress } from './climate/buildProgress.js';
 import { buildFile } from './climate/files.js';
-import { loadConfig } from './config.js';
-import { openDuckDB } from './db/duckdb.js';
-import { sqlFile } from './db/sqlFiles.js';
-import { QueryPool } from './db/queryPool.js';
+import { loadConfig, type Config } from './config.js';
+import { GenerationSwitch, openGeneration, type DataGeneration } from './dataGeneration.js';
 import type { Lifecycle } from './http/opsRoutes.js';
 import { startingHandler } from './http/startingHandler.js';
 import { startAutobuild } from './ingest/autobuild.js';
-import { createLogger } from './logger.js';
-import { loadCatalog } from './reference/catalog.js';
+import { createLogger, type Logger } from './logger.js';
 import { shutDownOnSignals } from './shutdown.js';
 
 /** Resolves once the data build has a catalog to serve: a manifest, or the plan of a build in progress. */
@@ -52,17 +49,18 @@ async function main() {
   if (catalogMissing) await listen();
 
   await catalogWritten(config.DATA_DIR);
-  const db = await openDuckDB({ threads: config.DUCKDB_THREADS, memoryLimit: config.DUCKDB_MEMORY_LIMIT });
-  const conn = await db.connect();
-  const catalog = await loadCatalog(conn, config.DATA_DIR);
-  const progress = new BuildProgress(config.DATA_DIR);
-  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const throttleStores = await createThrottleStores(config, logger);
   const auth = await createAuth(config, throttleStores);
   const lifecycle: Lifecycle = { shuttingDown: false };
-  handler = createApp({ config, catalog, queries, auth, logger, lifecycle, progress, throttleStores });
+  const app = (g: Omit<DataGeneration, 'handler'>) =>
+    createApp({ config, catalog: g.catalog, queries: g.queries, auth, logger, lifecycle, progress: g.progress, throttleStores });
+  const generations = new GenerationSwitch(await openGeneration(config, app, false), logger);
+  const { catalog, progress } = generations.generation;
+  handler = generations.listener;
   if (!catalogMissing) await listen();
-  logger.info({ build_id: catalog.manifest.build_id, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
+  logger.info({ build_id: catalog.manifest.build_id, data_dir: generations.generation.dir, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
+  if (config.PID_FILE) writePidFile(config.PID_FILE);
+  process.on('SIGHUP', () => void reload(config, generations, app, logger));
 
   // The how-to is for a person at a terminal (make run), not for the log collector.
   if (process.stdout.isTTY) {
@@ -87,11 +85,44 @@ async function main() {
       await stopBuild();
       await auth.close();
       await throttleStores.close();
-      queries.close();
-      conn.closeSync();
-      db.closeSync();
+      generations.closeAll();
+      if (config.PID_FILE) fs.rmSync(config.PID_FILE, { force: true });
     },
   });
+}
+
+function writePidFile(file: string) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${process.pid}\n`);
+}
+
+let reloading = false;
+
+/**
+ * SIGHUP (make reload): serve the build DATA_DIR names now (a symlink repointed), if it opens,
+ * is complete and answers a probe query; else keep serving the current one. One reload at a time;
+ * a SIGHUP during one is ignored (send another once it is logged as done).
+ */
+async function reload(config: Config, generations: GenerationSwitch, app: (g: Omit<DataGeneration, 'handler'>) => RequestListener, logger: Logger) {
+  const current = generations.generation;
+  if (reloading) return logger.warn('SIGHUP: a reload is already under way; ignored');
+  if (!current.progress.complete()) return logger.warn({ data_dir: current.dir }, 'SIGHUP: the data build being served is not complete yet; reload refused');
+  reloading = true;
+  try {
+    const next = await openGeneration(config, app, true);
+    if (next.catalog.manifest.build_id === current.catalog.manifest.build_id && next.dir === current.dir) {
+      next.queries.close();
+      next.db.closeSync();
+      logger.info({ build_id: current.catalog.manifest.build_id, data_dir: current.dir }, 'SIGHUP: DATA_DIR still holds the build being served; nothing to do');
+      return;
+    }
+    generations.switchTo(next);
+    logger.info({ build_id: next.catalog.manifest.build_id, data_dir: next.dir, previous_build_id: current.catalog.manifest.build_id }, 'serving the data build');
+  } catch (err) {
+    logger.error({ err: err instanceof Error ? err.message : String(err), data_dir: config.DATA_DIR, build_id: current.catalog.manifest.build_id }, 'SIGHUP: the new data build was refused; still serving the current one');
+  } finally {
+    reloading = false;
+  }
 }
 
 main().catch((err: unknown) => {

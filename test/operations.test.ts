@@ -43,7 +43,7 @@ describe('GET /healthz and /readyz', () => {
     expect(health.headers['cache-control']).toBe('no-store');
     const ready = await request(t.app).get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready' });
+    expect(ready.body).toEqual({ status: 'ready', build_id: t.catalog.manifest.build_id });
   });
 
   it('readyz answers 503 JSON once a shutdown has started', async () => {

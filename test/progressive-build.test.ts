@@ -170,7 +170,7 @@ describe('serving a build while it is written', () => {
     expect(Object.keys(now.body.data).length).toBeGreaterThan(0);
     expect((await request(app).get(point).set(auth)).status).toBe(200);
     expect((await request(app).get(point).set(auth)).status).toBe(429);
-    expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready' });
+    expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready', build_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
   }, 120_000);
 });
 
@@ -233,7 +233,7 @@ describe('DATA_AUTOBUILD: a first start builds the default data while serving', 
       const r = await fetch(`${base}/readyz`);
       return r.status === 200 ? ((await r.json()) as { status: string }) : undefined;
     }, 120);
-    expect(ready).toEqual({ status: 'ready' });
+    expect(ready).toEqual({ status: 'ready', build_id: (JSON.parse(fs.readFileSync(buildFile.manifest(dir), 'utf8')) as { build_id: string }).build_id });
     expect(second.lines.some((l) => /resuming build \w+: [12] of 2 cells were built before/.test(String(l.msg)))).toBe(true);
     // The manifest comes last in the build; the build process ends just after it.
     await until('the build to end', async () => (second.lines.some((l) => l.msg === 'the default data is complete') ? true : undefined), 20);

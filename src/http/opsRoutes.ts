@@ -24,6 +24,8 @@ export interface OpsDeps {
   metrics?: Metrics;
   /** METRICS_TOKEN: when set, /metrics needs it as a Bearer (or Token) credential. */
   metricsToken?: string;
+  /** The data build served, named by /readyz. */
+  buildId: string;
   /** The account store: a shared one (PostgreSQL) may stop answering. */
   accounts?: { ping(): Promise<void> };
 }
@@ -49,7 +51,7 @@ const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
  * token: probes and scrapers have none; /metrics has its own optional METRICS_TOKEN. No trailing
  * slash, as probes and Prometheus expect; mounted before the slash redirect.
  */
-export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken, accounts }: OpsDeps): Router {
+export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken, accounts, buildId }: OpsDeps): Router {
   const router = Router();
   const readiness = sqlFile('ops/readiness.sql');
 
@@ -76,7 +78,7 @@ export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken,
     }
     try {
       await queries.run((conn) => conn.run(readiness));
-      res.json({ status: 'ready' });
+      res.json({ status: 'ready', build_id: buildId });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       res.status(503).json({ status: 'not ready', detail: `The data store did not answer a query: ${reason}` });

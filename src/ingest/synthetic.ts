@@ -1,4 +1,4 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { CELL_PARQUET } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { NOLEAP_MODELS } from '../reference/fixtures.js';
@@ -95,6 +95,8 @@ export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
  */
 export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticCellJob): Promise<number> {
   // COPY takes no parameter for its target; the path is the build's own, not user input.
-  const result = await conn.run(`COPY (${sqlFile('build/synthetic_climate.sql')}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job));
+  // The list types spelled out: an empty list (no model on a 365-day calendar) has no item type of its own.
+  const types = { models: LIST(VARCHAR), noleap: LIST(VARCHAR) };
+  const result = await conn.run(`COPY (${sqlFile('build/synthetic_climate.sql')}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job), types);
   return Number(result.rowsChanged);
 }

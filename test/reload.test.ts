@@ -1,0 +1,139 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../src/config.js';
+import { buildDataset } from '../src/ingest/build.js';
+import { freePort, until } from './support/ports.js';
+
+/**
+ * New data without downtime: DATA_DIR is a symlink; after repointing it, SIGHUP makes a running
+ * server (a real process) serve the new build while 16 clients keep asking, and refuse a bad one.
+ */
+
+const BUILD = {
+  climateCities: 1,
+  models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4'], LOCA: ['ACCESS1-0'] },
+  years: { historical: [1990, 1991], RCP45: [2050, 2051], RCP85: [2050, 2051] } as Record<string, [number, number]>,
+};
+const NYC = 5128581;
+const SECRET = 'reload-test-token-secret-of-32-chars-or-more';
+
+let tmp: string;
+let server: ChildProcess | undefined;
+const logLines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reload-test-'));
+  // Two builds of the same places with different generator seeds: different values, other build ids.
+  await buildDataset({ outDir: path.join(tmp, 'a'), seed: 1, ...BUILD, log: () => {} });
+  await buildDataset({ outDir: path.join(tmp, 'b'), seed: 2, ...BUILD, log: () => {} });
+  fs.mkdirSync(path.join(tmp, 'empty'));
+  fs.symlinkSync(path.join(tmp, 'a'), path.join(tmp, 'current'));
+}, 120_000);
+
+afterAll(() => {
+  server?.kill('SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Points the symlink elsewhere atomically (a new link renamed over the old), as an operator would. */
+function repoint(target: string) {
+  const next = path.join(tmp, 'current.next');
+  fs.rmSync(next, { force: true });
+  fs.symlinkSync(path.join(tmp, target), next);
+  fs.renameSync(next, path.join(tmp, 'current'));
+}
+
+const buildId = (dir: string) => (JSON.parse(fs.readFileSync(path.join(tmp, dir, 'manifest.json'), 'utf8')) as { build_id: string }).build_id;
+
+describe('SIGHUP: a new data build without downtime', () => {
+  it('switches to the build the symlink names under load, with no failed request, and refuses a bad build', async () => {
+    const port = await freePort();
+    const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, 'server.pid') };
+    const made = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' });
+    const token = made.trim().split('\n').pop()!;
+    server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffered = '';
+    server.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const l of lines) if (l.startsWith('{')) logLines.push(JSON.parse(l) as Record<string, unknown>);
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const readyId = async () => {
+      const r = await fetch(`${base}/readyz`).catch(() => undefined);
+      return r?.status === 200 ? ((await r.json()) as { build_id: string }).build_id : undefined;
+    };
+    await until('the server', async () => (await readyId()) !== undefined, 30_000);
+    expect(await readyId()).toBe(buildId('a'));
+    expect(fs.readFileSync(path.join(tmp, 'server.pid'), 'utf8').trim()).toBe(String(server.pid));
+
+    // What each build answers for one request: its first daily value, and its ETag.
+    const url = `${base}/api/climate-data/${NYC}/RCP85/?years=2050`;
+    const ask = async () => {
+      const r = await fetch(url, { headers: { authorization: `Token ${token}` } });
+      const body = (await r.json()) as { data: Record<string, { tasmax: number[] }> };
+      return { status: r.status, value: body.data?.['2050']?.tasmax?.[0], etag: r.headers.get('etag') };
+    };
+    const before = await ask();
+    expect(before.status).toBe(200);
+
+    // 16 clients in a loop until told to stop; every answer and every failure is kept.
+    const answers: { status: number; value: number | undefined; etag: string | null; started: number }[] = [];
+    const failures: string[] = [];
+    let running = true;
+    const client = async () => {
+      while (running) {
+        const started = Date.now();
+        try {
+          answers.push({ ...(await ask()), started });
+        } catch (err) {
+          failures.push(String(err));
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    await new Promise((r) => setTimeout(r, 1000));
+    repoint('b');
+    process.kill(server.pid!, 'SIGHUP');
+    await until('the new build', async () => ((await readyId()) === buildId('b')), 30_000);
+    const switched = Date.now();
+    await new Promise((r) => setTimeout(r, 1000));
+    running = false;
+    await Promise.all(clients);
+
+    expect(failures).toEqual([]);
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    const after = await ask();
+    expect(after.value).not.toBe(before.value);
+    expect(after.etag).not.toBe(before.etag);
+    const values = new Set(answers.map((a) => a.value));
+    expect(values).toEqual(new Set([before.value, after.value]));
+    // Requests sent after /readyz named the new build all got its values.
+    const late = answers.filter((a) => a.started > switched);
+    expect(late.length).toBeGreaterThan(0);
+    expect(late.every((a) => a.value === after.value && a.etag === after.etag)).toBe(true);
+    await until('the old build closed', async () => (logLines.some((l) => l.msg === 'closed the previous data build' && l.build_id === buildId('a'))), 10_000);
+    expect(logLines.some((l) => l.msg === 'serving the data build' && l.build_id === buildId('b') && l.previous_build_id === buildId('a'))).toBe(true);
+
+    // A folder without a build: refused, the current build keeps answering.
+    repoint('empty');
+    process.kill(server.pid!, 'SIGHUP');
+    await until('the refusal', async () => (logLines.some((l) => /the new data build was refused/.test(String(l.msg)))), 10_000);
+    const refused = logLines.find((l) => /the new data build was refused/.test(String(l.msg)))!;
+    expect(String(refused.err)).toMatch(/no complete data build \(no manifest\.json\)/);
+    expect(await readyId()).toBe(buildId('b'));
+    expect(await ask()).toMatchObject({ status: 200, value: after.value });
+
+    server.kill('SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+    expect(fs.existsSync(path.join(tmp, 'server.pid'))).toBe(false);
+  }, 120_000);
+});
