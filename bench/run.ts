@@ -17,6 +17,7 @@ import { openDuckDB } from '../src/db/duckdb.js';
 import { loadCatalog } from '../src/reference/catalog.js';
 import { climateFiles, climateWorkloads, referenceWorkloads, WARMUP_SHARE, type Workload } from './workloads.js';
 import { measureOpsOverhead, printOpsOverhead } from './ops.js';
+import { measureSharedStores, printSharedStores } from './stores.js';
 import { formatsBench, printFormats } from './formats.js';
 import { readRows } from '../src/db/duckdb.js';
 
@@ -152,9 +153,12 @@ async function main() {
     // The cost of the request log and metrics (bench/ops.ts); BENCH_ONLY=ops runs only this.
     const opsOverhead = !ONLY || ONLY === 'ops' ? await measureOpsOverhead({ env, token, duration: DURATION, freePort, startServer, waitReady, runLoad }, catalog) : [];
     if (opsOverhead.length > 0) printOpsOverhead(opsOverhead);
+    // The cost of PostgreSQL accounts and Redis throttles (bench/stores.ts); BENCH_ONLY=stores runs only this.
+    const sharedStores = !ONLY || ONLY === 'stores' ? await measureSharedStores({ env, token, duration: DURATION, freePort, startServer, waitReady, runLoad }, catalog) : [];
+    if (sharedStores.length > 0) printSharedStores(sharedStores);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, opsOverhead }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, opsOverhead, sharedStores }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

@@ -4,31 +4,8 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { toAccount, toTokenState, type AccountRow, type AccountStateRow } from './accountRows.js';
 import type { Account, AccountStore, TokenState } from './accountStore.js';
-
-interface StateRow {
-  id: number;
-  email: string;
-  token_version: number;
-  is_active: boolean;
-  burst_rate: string | null;
-  sustained_rate: string | null;
-}
-
-interface Row extends StateRow {
-  password_hash: string;
-}
-
-const toState = (r: StateRow): TokenState => ({
-  id: r.id,
-  email: r.email,
-  tokenVersion: r.token_version,
-  isActive: r.is_active,
-  burstRate: r.burst_rate,
-  sustainedRate: r.sustained_rate,
-});
-
-const toAccount = (r: Row): Account => ({ ...toState(r), passwordHash: r.password_hash });
 
 export interface DuckDBAccountStoreOptions {
   /** Used instead of the secret kept in the file (config TOKEN_SECRET). */
@@ -153,16 +130,16 @@ export class DuckDBAccountStore implements AccountStore {
   }
 
   /** Keeps the in-memory state of an account read or written by this process (inside its operation). */
-  private remember<R extends StateRow>(row: R | undefined): R | undefined {
+  private remember<R extends AccountStateRow>(row: R | undefined): R | undefined {
     if (row && this.states) {
-      this.states.set(row.id, toState(row));
+      this.states.set(row.id, toTokenState(row));
       this.misses.delete(row.id);
     }
     return row;
   }
 
   private async one(sql: string, params: Record<string, unknown>): Promise<Account | undefined> {
-    const row = await this.withDb(async (c) => this.remember((await readRows<Row>(c, sqlFile(sql), params))[0]));
+    const row = await this.withDb(async (c) => this.remember((await readRows<AccountRow>(c, sqlFile(sql), params))[0]));
     return row && toAccount(row);
   }
 
@@ -221,12 +198,12 @@ export class DuckDBAccountStore implements AccountStore {
     let lookup = this.lookups.get(id);
     if (!lookup) {
       lookup = this.withDb(async (c) => {
-        const row = this.remember((await readRows<StateRow>(c, sqlFile('accounts/select_by_id.sql'), { id }))[0]);
+        const row = this.remember((await readRows<AccountStateRow>(c, sqlFile('accounts/select_by_id.sql'), { id }))[0]);
         if (!row) {
           if (this.misses.size >= MAX_MISSES) this.misses.clear();
           this.misses.set(id, Date.now());
         }
-        return row && toState(row);
+        return row && toTokenState(row);
       }).finally(() => this.lookups.delete(id));
       this.lookups.set(id, lookup);
     }
@@ -239,9 +216,9 @@ export class DuckDBAccountStore implements AccountStore {
 
   private loadStates(): Promise<void> {
     this.loadingStates ??= this.withDb(async (c) => {
-      const rows = await readRows<StateRow>(c, sqlFile('accounts/select_token_states.sql'));
+      const rows = await readRows<AccountStateRow>(c, sqlFile('accounts/select_token_states.sql'));
       // Replaced inside the operation, so no write of this process can land in between.
-      this.states = new Map(rows.map((r) => [r.id, toState(r)]));
+      this.states = new Map(rows.map((r) => [r.id, toTokenState(r)]));
       this.statesLoadedAt = Date.now();
       this.misses.clear();
     }).finally(() => {

@@ -1,27 +1,8 @@
 import pg from 'pg';
 import { sqlFile } from '../db/sqlFiles.js';
 import { HttpError } from '../http/errors.js';
+import { toAccount, toTokenState, type AccountRow } from './accountRows.js';
 import type { Account, AccountStore, TokenState } from './accountStore.js';
-
-interface Row {
-  id: number;
-  email: string;
-  password_hash: string;
-  token_version: number;
-  is_active: boolean;
-  burst_rate: string | null;
-  sustained_rate: string | null;
-}
-
-const toState = (r: Row): TokenState => ({
-  id: r.id,
-  email: r.email,
-  tokenVersion: r.token_version,
-  isActive: r.is_active,
-  burstRate: r.burst_rate,
-  sustainedRate: r.sustained_rate,
-});
-const toAccount = (r: Row): Account => ({ ...toState(r), passwordHash: r.password_hash });
 
 /**
  * How long a token state read from PostgreSQL is trusted. A token refreshed (or an account
@@ -86,15 +67,15 @@ export class PostgresAccountStore implements AccountStore {
     }
   }
 
-  private async rows(file: string, params: unknown[]): Promise<Row[]> {
-    let result: pg.QueryResult<Row>;
+  private async rows(file: string, params: unknown[]): Promise<AccountRow[]> {
+    let result: pg.QueryResult<AccountRow>;
     try {
-      result = await this.pool.query<Row>(sqlFile(`accounts/postgres/${file}`), params);
+      result = await this.pool.query<AccountRow>(sqlFile(`accounts/postgres/${file}`), params);
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw err;
       throw unavailable(err);
     }
-    for (const r of result.rows) this.states.set(r.id, { state: toState(r), at: Date.now() });
+    for (const r of result.rows) this.states.set(r.id, { state: toTokenState(r), at: Date.now() });
     return result.rows;
   }
 
@@ -157,7 +138,7 @@ export class PostgresAccountStore implements AccountStore {
       lookup = this.rows('select_by_id.sql', [id])
         .then((rows) => {
           if (rows.length === 0) this.states.set(id, { state: undefined, at: Date.now() });
-          return rows[0] && toState(rows[0]);
+          return rows[0] && toTokenState(rows[0]);
         })
         .finally(() => this.lookups.delete(id));
       this.lookups.set(id, lookup);
