@@ -42,9 +42,11 @@ function shuffled<T>(items: T[], seed: number): T[] {
 
 export function referenceWorkloads(catalog: Catalog): Workload[] {
   const r = rng(42);
-  const pages = Math.ceil(catalog.cities.length / 20);
-  // Pages of 20 cities, each a distinct path (page_size 20-29 at the same page count).
-  const listPaths = distinct(20_000, () => `/api/city/?page=${1 + Math.floor(r() * pages)}&page_size=${20 + Math.floor(r() * 10)}`);
+  // Pages of 20-29 cities, each a distinct path, every page within the list.
+  const listPaths = distinct(20_000, () => {
+    const size = 20 + Math.floor(r() * 10);
+    return `/api/city/?page=${1 + Math.floor(r() * Math.ceil(catalog.cities.length / size))}&page_size=${size}`;
+  });
   const nearestPaths = distinct(20_000, () => {
     const lat = (25 + r() * 24).toFixed(4);
     const lon = (-124 + r() * 57).toFixed(4);
