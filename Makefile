@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -23,6 +23,7 @@ help:
 	@echo "make migrate - create or upgrade the accounts schema in PostgreSQL (ACCOUNTS_URL)"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
+	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
 
@@ -89,3 +90,7 @@ bench-ingest: $(STAMP)
 
 bench-first-run: $(STAMP)
 	$(TSX) bench/first-run.ts
+
+# Where one request's time goes (README, Benchmarks): in one process, each step timed alone.
+bench-budget: setup
+	DATA_DIR="$(DATA_DIR)" $(TSX) bench/budget.ts

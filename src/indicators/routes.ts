@@ -22,7 +22,8 @@ function indicatorOr404(name: string | undefined): IndicatorMeta {
   return meta;
 }
 
-function dataJson(rows: PeriodStats[]): string {
+/** The `data` member of an indicator answer: period -> statistic -> value (null for none). */
+export function dataJson(rows: PeriodStats[]): string {
   const periods = rows.map(({ period, stats }) => `${JSON.stringify(period)}:{${stats.map(([k, v]) => `${JSON.stringify(k)}:${v === null || !Number.isFinite(v) ? 'null' : String(v)}`).join(',')}}`);
   return `{${periods.join(',')}}`;
 }
