@@ -3,7 +3,7 @@
  * 95 RCP85 years) as JSON, CSV and Arrow: bytes on the wire, plain and compressed, and latency.
  * One client, the formats interleaved per cell so that machine noise hits them alike. Each request
  * asks for `Accept-Encoding: identity` (plain bytes, latency without compression) and then for
- * gzip and br: when the server compresses (the compression middleware), those are its wire bytes
+ * gzip and br: when the server compresses (src/http/compress.ts), those are its wire bytes
  * and latencies; when it does not, the body is compressed here with the middleware's settings
  * (gzip level 6, brotli quality 4) and the time that took is reported as the compression cost.
  * Run alone: BENCH_ONLY=formats make bench.

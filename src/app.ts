@@ -1,5 +1,3 @@
-import zlib from 'node:zlib';
-import compression from 'compression';
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
 import { BuildProgress } from './climate/buildProgress.js';
@@ -16,6 +14,7 @@ import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
 import { accountThrottle } from './http/throttle.js';
+import { compress, compressibleType } from './http/compress.js';
 import { memoryThrottleStores, type ThrottleStores } from './http/throttleStore.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Catalog } from './reference/catalog.js';
@@ -52,19 +51,9 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(requestLog(logger ?? createLogger(config.LOG_LEVEL)));
   app.use(securityHeaders());
   if (metrics) app.use(metrics.requests);
-  // gzip at level 1 (nginx's default): a raw century's JSON takes 11 ms instead of 38 at zlib's
-  // default level 6, for 461 KB instead of 400; CPU, not bandwidth, is what a 2-core server runs
-  // out of. Brotli, which browsers and the bench ask for, at quality 1 rather than the middleware's
-  // 4: 6.6 ms instead of 16.8 for a raw century, 441 KB instead of 387 (smaller than gzip's 1).
-  // The default filter skips the Arrow media type (mime-db does not mark it compressible),
-  // yet gzip takes a raw century's Arrow from 1019 KB to 458 KB.
-  app.use(
-    compression({
-      level: 1,
-      brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
-      filter: (req, res) => /vnd\.apache\.arrow/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
-    }),
-  );
+  // gzip at level 1 (nginx's default) and br at quality 1, each body compressed in one call
+  // (src/http/compress.ts): CPU, not bandwidth, is what a 2-core server runs out of.
+  app.use(compress({ threshold: 1024, compressible: compressibleType }));
 
   app.use(
     cors({
