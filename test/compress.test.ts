@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { chooseEncoding, compress, compressibleType } from '../src/http/compress.js';
+import { gzipPieces, SegmentCache } from '../src/http/gzipSegments.js';
 
 /** src/http/compress.ts on a small app: what it sends for each kind of body and Accept-Encoding. */
 const small = JSON.stringify({ ok: true });
@@ -90,5 +91,27 @@ describe('compress', () => {
     expect(Number(head.headers['content-length'])).toBe(medium.length);
     expect(head.headers['content-encoding']).toBeUndefined();
     expect(head.body.length).toBe(0);
+  });
+});
+
+describe('gzip answers assembled from kept segments (src/http/gzipSegments.ts)', () => {
+  it('make one ordinary gzip stream of any combination of segments', () => {
+    const cache = new SegmentCache(1 << 20);
+    const year = (y: number) => `"${y}":{"tasmax":[${Array.from({ length: 366 }, (_, i) => (280 + Math.sin(i + y)).toFixed(2)).join(',')}]}`;
+    for (const years of [[2006], [2006, 2007, 2008], [2008, 2006]]) {
+      const pieces = [{ text: '{"data":{' }, ...years.flatMap((y, i) => [...(i > 0 ? [{ text: ',' }] : []), { text: year(y), key: String(y) }]), { text: '}}' }];
+      const gz = gzipPieces(pieces, cache);
+      expect(zlib.gunzipSync(gz).toString()).toBe(pieces.map((p) => p.text).join(''));
+      // One member: a reader that stops after the first member (curl, Chromium) still gets everything.
+      expect(gz.subarray(10).indexOf(Buffer.from([0x1f, 0x8b, 8]))).toBe(-1);
+    }
+    expect(cache.size).toBeGreaterThan(0);
+  });
+
+  it('keep at most their byte budget, least recently used dropped first', () => {
+    const cache = new SegmentCache(3000);
+    const text = (i: number) => Buffer.from(`${i}:` + 'abcdefghij'.repeat(50 + i));
+    for (let i = 0; i < 50; i++) cache.get(String(i), text(i));
+    expect(cache.size).toBeLessThanOrEqual(3000);
   });
 });

@@ -243,6 +243,26 @@ describe('compression', () => {
       expect(features(decode(res.bytes))).toEqual(features(plain.bytes));
     }
   });
+
+  it('answers every-model raw data gzipped from kept segments when gzip is allowed, with the plain bytes', async () => {
+    const url = '/api/climate-data/5128581/RCP85/?years=2050:2052';
+    const plain = await rawGet(url, 'identity');
+    expect(plain.status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      // Browsers and Python's requests: gzip is taken, and it costs no compression of the whole.
+      const res = await rawGet(url, 'gzip, deflate, br');
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(res.headers.vary).toMatch(/Accept-Encoding/);
+      expect(Number(res.headers['content-length'])).toBe(res.bytes.length);
+      expect(zlib.gunzipSync(res.bytes).equals(plain.bytes)).toBe(true);
+    }
+    const br = await rawGet(url, 'br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(br.bytes).equals(plain.bytes)).toBe(true);
+    // A model subset is not kept: compressed as a whole.
+    const subset = await rawGet(`${url}&models=ACCESS1-0`, 'gzip, deflate, br');
+    expect(subset.headers['content-encoding']).toBe('br');
+  });
 });
 
 describe('request ids and the request log', () => {

@@ -65,12 +65,12 @@ export function queryRawDataText(pool: QueryPool, q: RawDataQuery): Promise<Dail
  * each, put together from the cell's ensemble_json summary, which holds each year's arrays as text
  * already. `file` is that summary; the text is the same as dailyDataJson prints (tested).
  */
-export async function queryEnsembleJson(pool: QueryPool, q: { file: string; years: number[]; variables: Variable[]; agg: RawAgg }): Promise<string[]> {
+export async function queryEnsembleJson(pool: QueryPool, q: { file: string; years: number[]; variables: Variable[]; agg: RawAgg }): Promise<{ year: number; member: string }[]> {
   // Column names from the allow-lists VARIABLES and RAW_AGGS only.
   const sql = sqlFile('climate/raw_ensemble_json.sql').replace('{{columns}}', q.variables.map((v) => `${v}_${q.agg} AS ${v}`).join(', '));
   const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, { file: q.file, years: listValue(q.years) } as never)).getColumnsJS() as unknown[][]);
   const years = cols[0] as number[];
-  return years.map((year, i) => `"${year}":{${q.variables.map((v, k) => `"${v}":${(cols[k + 1] as string[])[i]}`).join(',')}}`);
+  return years.map((year, i) => ({ year, member: `"${year}":{${q.variables.map((v, k) => `"${v}":${(cols[k + 1] as string[])[i]}`).join(',')}}` }));
 }
 
 /** The members of `{"<year>": {"<variable>": [366 values]}}`: null where no model has a value, and at slot 365 of non-leap years. */

@@ -3,6 +3,8 @@ import type { QueryPool } from '../db/queryPool.js';
 import type { BuildProgress } from './buildProgress.js';
 import { queryFields } from '../http/queryParams.js';
 import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
+import { acceptedEncodings } from '../http/compress.js';
+import { SegmentCache, sendGzipPieces, type Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
@@ -30,6 +32,8 @@ export const request = (req: Request) => ({
 /** GET /api/climate-data/{city}/{scenario}/ and /api/climate-data/{lat}/{lon}/{scenario}/ */
 export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
+  // 32 MB of gzip segments: about 10,000 cell-years of the three variables (3 KB each).
+  const segments = new SegmentCache(32 * 1024 * 1024);
   const q = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
@@ -54,17 +58,23 @@ export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYe
       const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
       return sendTable(res, format, labels.fileStem, body);
     }
-    let yearMembers: string[] = [];
+    // Members with a key are the same text for every request of this cell and year: their gzip
+    // segments are kept (src/http/gzipSegments.ts).
+    let yearMembers: Piece[] = [];
     if (source?.kind === 'ensemble') {
       const file = summaryFile(catalog.dataDir, 'ensemble_json', dataset.name, scenario.name, location.cellId);
-      yearMembers = await queryEnsembleJson(queries, { file, years, variables, agg });
+      yearMembers = (await queryEnsembleJson(queries, { file, years, variables, agg })).map(({ year, member }) => ({ text: member, key: `${file}|${agg}|${variables.join(',')}|${year}` }));
     } else if (source) {
-      yearMembers = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables);
+      yearMembers = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables).map((text) => ({ text }));
     }
     const head =
       `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
       `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":{`;
-    sendPieces(res.vary('Accept').type('application/json'), [head, ...yearMembers.map((y, i) => (i > 0 ? ',' : '') + y), '}}']);
+    const pieces: Piece[] = [{ text: head }, ...yearMembers.flatMap((m, i) => (i > 0 ? [{ text: ',' }, m] : [m])), { text: '}}' }];
+    res.vary('Accept').type('application/json');
+    // gzip from kept segments costs a CRC pass; br would compress the whole megabyte again.
+    if (yearMembers.some((m) => m.key) && acceptedEncodings(res.req.headers['accept-encoding']).includes('gzip')) sendGzipPieces(res, pieces, segments);
+    else sendPieces(res, pieces.map((p) => p.text));
   }
 
   router.get('/api/climate-data/:city/:scenario/', throttle, async (req, res) => {

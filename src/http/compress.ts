@@ -21,9 +21,9 @@ const SYNC_LIMIT = 64 * 1024;
 type Encoding = 'br' | 'gzip' | 'deflate';
 const PREFERENCE: Encoding[] = ['br', 'gzip', 'deflate'];
 
-/** The encoding to answer with: the first of br, gzip, deflate that Accept-Encoding allows (q > 0). */
-export function chooseEncoding(header: string | undefined): Encoding | undefined {
-  if (!header) return undefined;
+/** The encodings Accept-Encoding allows (q > 0), of br, gzip and deflate, in that order. */
+export function acceptedEncodings(header: string | undefined): Encoding[] {
+  if (!header) return [];
   const q = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -33,7 +33,12 @@ export function chooseEncoding(header: string | undefined): Encoding | undefined
     q.set(name, Number.isFinite(value) ? value : 0);
   }
   const allowed = (e: string) => (q.get(e) ?? q.get('*') ?? 0) > 0;
-  return PREFERENCE.find(allowed);
+  return PREFERENCE.filter(allowed);
+}
+
+/** The encoding to answer with: the first of br, gzip, deflate that Accept-Encoding allows. */
+export function chooseEncoding(header: string | undefined): Encoding | undefined {
+  return acceptedEncodings(header)[0];
 }
 
 function compressSync(encoding: Encoding, body: Buffer): Buffer {

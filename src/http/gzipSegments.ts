@@ -1,0 +1,82 @@
+import zlib from 'node:zlib';
+import type { Response } from 'express';
+
+/**
+ * A gzip answer assembled from pieces deflated on their own, as pigz does: each piece is a raw
+ * deflate segment ended by a full flush (byte-aligned, no final block, no history carried over),
+ * so segments can follow each other in any combination; one gzip header, the segments, an empty
+ * final block and the trailer (CRC-32 and length of the whole text) make one ordinary gzip stream.
+ * (Separate gzip members would be simpler, but curl and Chromium read only the first.)
+ *
+ * The daily data of a cell and year never changes within a data build, so the segments of the raw
+ * century's year members are kept (SegmentCache) and an answer costs a CRC pass over its text
+ * instead of compressing 1 MB: 5.5 ms with br at quality 1, 8.9 ms with gzip at level 1.
+ */
+export interface Piece {
+  text: string;
+  /** Kept segments are looked up by this; pieces without one are deflated for this answer only. */
+  key?: string;
+}
+
+const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+/** An empty final block (fixed Huffman, end of block), after the last full flush. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+export function deflateSegment(text: Buffer): Buffer {
+  return zlib.deflateRawSync(text, { level: 1, finishFlush: zlib.constants.Z_FULL_FLUSH });
+}
+
+/** Segments by key, least recently used dropped first past `maxBytes`. */
+export class SegmentCache {
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, text: Buffer): Buffer {
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Most recently used last: Map keeps insertion order.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const segment = deflateSegment(text);
+    this.entries.set(key, segment);
+    this.bytes += segment.length;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.length;
+    }
+    return segment;
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+}
+
+/** The gzip stream of the pieces' text, in order. */
+export function gzipPieces(pieces: Piece[], cache: SegmentCache): Buffer {
+  const parts: Buffer[] = [HEADER];
+  let crc = 0;
+  let length = 0;
+  for (const piece of pieces) {
+    const text = Buffer.from(piece.text);
+    crc = zlib.crc32(text, crc);
+    length += text.length;
+    parts.push(piece.key === undefined ? deflateSegment(text) : cache.get(piece.key, text));
+  }
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(length >>> 0, 4);
+  parts.push(FINAL_BLOCK, trailer);
+  return Buffer.concat(parts);
+}
+
+/** Sends the pieces gzipped (the caller has checked that the client takes gzip). */
+export function sendGzipPieces(res: Response, pieces: Piece[], cache: SegmentCache) {
+  const body = gzipPieces(pieces, cache);
+  res.vary('Accept-Encoding').set('Content-Encoding', 'gzip').set('Content-Length', String(body.length)).end(body);
+}
