@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -23,6 +23,7 @@ help:
 	@echo "make migrate - create or upgrade the accounts schema in PostgreSQL (ACCOUNTS_URL)"
 	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
+	@echo "make bench-soak - 10 minutes of mixed traffic at 32 clients: 5xx, errors, p99, memory growth"
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
@@ -90,6 +91,10 @@ bench-ingest: $(STAMP)
 
 bench-first-run: $(STAMP)
 	$(TSX) bench/first-run.ts
+
+# Mixed traffic for BENCH_SOAK_SECONDS (600) at BENCH_SOAK_CLIENTS (32): 5xx, errors, p99, RSS growth.
+bench-soak: setup $(DIST)
+	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/soak.ts
 
 # Where one request's time goes (README, Benchmarks): in one process, each step timed alone.
 bench-budget: setup
