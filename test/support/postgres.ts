@@ -30,7 +30,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postgres-test-'));
   const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
-  const run = (cmd: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
+  // util-linux's runuser, in /usr/sbin (not always on a non-login PATH).
+  const runuser = fs.existsSync('/usr/sbin/runuser') ? '/usr/sbin/runuser' : 'runuser';
+  const run = (cmd: string, args: string[]) => (asRoot ? [runuser, ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
   if (asRoot) execFileSync('chown', ['postgres', dir]);
   execFileSync(...run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']), { stdio: 'ignore' });
   const port = await freePort();
