@@ -64,17 +64,19 @@ export async function openGeneration(
   }
 }
 
-/** A climate file of the build answers a query: the first city's cell of the first dataset with one. */
+/**
+ * A climate file of the build answers a query: the first city's cell of the first dataset with
+ * one. A build without climate data (reference data only, DATA_CITIES=0) has nothing to probe.
+ */
 async function probe(catalog: Catalog, queries: QueryPool) {
   for (const [, cells] of catalog.cityCells) {
     for (const [dataset, cellId] of cells) {
       const file = climateFile(catalog.dataDir, dataset, 'historical', cellId) ?? climateFile(catalog.dataDir, dataset, 'RCP85', cellId);
       if (!file) continue;
-      await queries.run((c) => c.run('SELECT count(*) FROM (FROM read_parquet($file) LIMIT 1)', { file }));
+      await queries.run((c) => c.run(sqlFile('ops/probe_climate_file.sql'), { file }));
       return;
     }
   }
-  throw new Error(`${catalog.dataDir} has no climate file for any city.`);
 }
 
 /**
