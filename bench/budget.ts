@@ -128,6 +128,17 @@ async function main() {
     s.destroySync();
     return ms;
   })));
+  // The same with relative_to=1971 (issue 14: at most 1.5x the plain request).
+  const baseline = (p: string): IndicatorRequest['baseline'] => {
+    const cell = cellOf(p);
+    return { file: climateFile(DATA_DIR, 'NEX-GDDP', 'historical', cell)!, monthlyFile: summaryFile(DATA_DIR, 'monthly', 'NEX-GDDP', 'historical', cell), years: Array.from({ length: 30 }, (_, i) => 1971 + i), change: 'absolute' };
+  };
+  const relative = paths('frost_days yearly relative_to=1971');
+  add('frost_days relative_to=1971', 'whole request, plain', await timed(ROUNDS, (i) => get(relative[i % relative.length]!)));
+  add('frost_days relative_to=1971', 'DuckDB query as the route runs it', await timed(ROUNDS, (i) => {
+    const p = relative[(i + 11) % relative.length]!;
+    return queryIndicator(queries, { ...request(p), baseline: baseline(p) });
+  }));
   const frostRows = await queryIndicator(queries, sample);
   const frostBody = Buffer.from(dataJson(frostRows));
   add('frost_days', 'JSON text of the rows', await timed(ROUNDS, () => dataJson(frostRows)));
