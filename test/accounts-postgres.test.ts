@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
@@ -32,6 +33,39 @@ async function replica(): Promise<TestApp> {
   return t;
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A TCP relay to PostgreSQL whose answers can be held back (`delay` ms), to make a read slow
+ * after the database took its snapshot, as a congested network would.
+ */
+async function slowRelay(url: string): Promise<{ url: string; delay: number; close(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<net.Socket>();
+  const relay = {
+    url: '',
+    delay: 0,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined).on('close', () => (client.destroy(), upstream.destroy()));
+    }
+    client.on('data', (d) => upstream.write(d));
+    upstream.on('data', (d) => (relay.delay ? setTimeout(() => client.write(d), relay.delay) : client.write(d)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const relayed = new URL(url);
+  relayed.port = String((server.address() as net.AddressInfo).port);
+  relay.url = relayed.toString();
+  return relay;
+}
+
 const cities = (t: TestApp, token = t.token) => request(t.app).get('/api/city/?page_size=1').set('Authorization', `Token ${token}`);
 const login = (t: TestApp, path = '/api-token-auth/') => request(t.app).post(path).send({ email: 'tester@example.com', password: 'test-password' });
 
@@ -59,9 +93,43 @@ describe('PostgreSQL account store', () => {
     }
   });
 
-  it('refuses to start without the shared signing secret', () => {
-    expect(() => loadConfig({ ACCOUNTS_URL: pg.url })).toThrow(/ACCOUNTS_URL: set TOKEN_SECRET or TOKEN_SECRET_FILE too/);
+  it('trusts a state for 1 s from when its read was sent, however late the answer came', async () => {
+    const direct = new PostgresAccountStore(pg.url, SECRET);
+    const relay = await slowRelay(pg.url);
+    const slow = new PostgresAccountStore(relay.url, SECRET);
+    try {
+      await direct.migrate();
+      const { id } = await direct.create('slow@example.com', 'scrypt$hash');
+      await slow.tokenState(id); // connected, and the state cached
+      await sleep(1100);
+      relay.delay = 1200;
+      const read = slow.tokenState(id); // PostgreSQL answers at once, the answer arrives 1.2 s later
+      await sleep(100);
+      await direct.bumpTokenVersion(id);
+      const bumped = Date.now();
+      expect((await read)?.tokenVersion).toBe(1);
+      relay.delay = 0;
+      // The state read came from before the bump: past 1 s after the bump it must not be used.
+      await sleep(Math.max(0, 1000 - (Date.now() - bumped)));
+      expect((await slow.tokenState(id))?.tokenVersion).toBe(2);
+    } finally {
+      await slow.close();
+      await direct.close();
+      await relay.close();
+    }
   });
+
+  it('refuses to start without the shared signing secret', async () => {
+    expect(() => loadConfig({ ACCOUNTS_URL: pg.url })).toThrow(/ACCOUNTS_URL: set TOKEN_SECRET or TOKEN_SECRET_FILE too/);
+    const env: NodeJS.ProcessEnv = { ...process.env, ACCOUNTS_URL: pg.url };
+    delete env.TOKEN_SECRET;
+    delete env.TOKEN_SECRET_FILE;
+    const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+    const started = promisify(execFile)(tsx, ['src/server.ts'], { cwd: ROOT, env, encoding: 'utf8', timeout: 20_000 });
+    const failed = (await started.then(() => undefined, (err: unknown) => err)) as { code?: number; stderr?: string } | undefined;
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/ACCOUNTS_URL: set TOKEN_SECRET or TOKEN_SECRET_FILE too/);
+  }, 30_000);
 
   it('lets a token from replica A in on B, and a refresh on A locks the old token out of B within 1 s', async () => {
     const [a, b] = [await replica(), await replica()];

@@ -32,8 +32,13 @@ function unavailable(err: unknown): HttpError {
  */
 export class PostgresAccountStore implements AccountStore {
   private readonly pool: pg.Pool;
+  /**
+   * Token states by account, each with the time its read was sent: the row is a snapshot taken
+   * after that, so trusting it until `at + STATE_TTL_MS` never uses a state that missed a change
+   * committed more than STATE_TTL_MS earlier, however slow the read was.
+   */
   private readonly states = new Map<number, { state: TokenState | undefined; at: number }>();
-  private readonly lookups = new Map<number, Promise<TokenState | undefined>>();
+  private readonly lookups = new Map<number, { state: Promise<TokenState | undefined>; sent: number }>();
 
   constructor(
     url: string,
@@ -68,6 +73,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   private async rows(file: string, params: unknown[]): Promise<AccountRow[]> {
+    const sent = Date.now();
     let result: pg.QueryResult<AccountRow>;
     try {
       result = await this.pool.query<AccountRow>(sqlFile(`accounts/postgres/${file}`), params);
@@ -75,8 +81,14 @@ export class PostgresAccountStore implements AccountStore {
       if ((err as { code?: string }).code === '23505') throw err;
       throw unavailable(err);
     }
-    for (const r of result.rows) this.states.set(r.id, { state: toTokenState(r), at: Date.now() });
+    for (const r of result.rows) this.remember(r.id, toTokenState(r), sent);
     return result.rows;
+  }
+
+  /** Keeps the state read last: a slow read finishing after a newer one must not replace it. */
+  private remember(id: number, state: TokenState | undefined, sent: number) {
+    const held = this.states.get(id);
+    if (!held || held.at <= sent) this.states.set(id, { state, at: sent });
   }
 
   private async one(file: string, params: unknown[]): Promise<Account | undefined> {
@@ -124,26 +136,32 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   /**
-   * The account's state, read at most STATE_TTL_MS ago (by this replica), or now when the token
-   * is newer than the state (refreshed on another replica). Concurrent requests of
-   * one account share one read. When PostgreSQL does not answer, 503: a state older than the TTL
-   * is never used, so a revoked token is not let in during an outage.
+   * The account's state as of at most STATE_TTL_MS ago (read by this replica), or read now when
+   * the token is newer than the state (refreshed on another replica). Concurrent requests of one
+   * account share one read while it is recent enough. When PostgreSQL does not answer, 503: a
+   * state older than the TTL is never used, so a revoked token is not let in during an outage.
    */
   async tokenState(id: number, tokenVersion?: number): Promise<TokenState | undefined> {
     const cached = this.states.get(id);
     const outdated = tokenVersion !== undefined && cached?.state !== undefined && cached.state.tokenVersion < tokenVersion;
     if (cached && !outdated && Date.now() - cached.at < STATE_TTL_MS) return cached.state;
-    let lookup = this.lookups.get(id);
-    if (!lookup) {
-      lookup = this.rows('select_by_id.sql', [id])
+    const pending = this.lookups.get(id);
+    // A token newer than the state held may have been issued after a read under way was sent.
+    if (pending && !outdated && Date.now() - pending.sent < STATE_TTL_MS) return pending.state;
+    const sent = Date.now();
+    const lookup = {
+      sent,
+      state: this.rows('select_by_id.sql', [id])
         .then((rows) => {
-          if (rows.length === 0) this.states.set(id, { state: undefined, at: Date.now() });
+          if (rows.length === 0) this.remember(id, undefined, sent);
           return rows[0] && toTokenState(rows[0]);
         })
-        .finally(() => this.lookups.delete(id));
-      this.lookups.set(id, lookup);
-    }
-    return lookup;
+        .finally(() => {
+          if (this.lookups.get(id) === lookup) this.lookups.delete(id);
+        }),
+    };
+    this.lookups.set(id, lookup);
+    return lookup.state;
   }
 
   async tokenVersion(id: number) {
