@@ -51,6 +51,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     await exited;
     await until(`PostgreSQL on port ${port} to stop`, async () => !(await answers(port)));
   };
+  // A test process ending without close() (an assertion failing in a hook, an interrupt) must not
+  // leave a server running or its folder behind: the postmaster outlives its parent.
+  const leftover = () => {
+    const pidFile = path.join(data, 'postmaster.pid');
+    if (fs.existsSync(pidFile)) {
+      try {
+        process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
+      } catch {
+        // Already gone.
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', leftover);
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -59,6 +73,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     close: async () => {
       await stop();
       fs.rmSync(dir, { recursive: true, force: true });
+      process.off('exit', leftover);
     },
   };
 }
