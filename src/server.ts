@@ -24,6 +24,10 @@ async function catalogWritten(dataDir: string): Promise<void> {
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  // Until the data build is served, a SIGHUP has nothing to reload (and must not end the process,
+  // which is what it does without a handler).
+  let onHangup = () => logger.warn('SIGHUP: the server is still starting; ignored');
+  process.on('SIGHUP', () => onHangup());
   const complete = fs.existsSync(buildFile.manifest(config.DATA_DIR));
   let stopBuild = async () => {};
   if (!complete && config.DATA_AUTOBUILD === 'on') {
@@ -60,7 +64,7 @@ async function main() {
   if (!catalogMissing) await listen();
   logger.info({ build_id: catalog.manifest.build_id, data_dir: generations.generation.dir, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
   if (config.PID_FILE) writePidFile(config.PID_FILE);
-  process.on('SIGHUP', () => void reload(config, generations, app, logger));
+  onHangup = () => void reload(config, generations, app, logger);
 
   // The how-to is for a person at a terminal (make run), not for the log collector.
   if (process.stdout.isTTY) {
