@@ -282,8 +282,13 @@ describe('labels and shapes', () => {
     const res = await get(`/api/climate-data/${city}/RCP85/indicator/frost_days/?relative_to=1971&time_aggregation=decadal&format=csv&agg=avg`).expect(200);
     const json = await ask('NEX-GDDP', 'RCP85', 'frost_days', 'relative_to=1971&time_aggregation=decadal&agg=avg');
     const lines = res.text.trim().split('\n');
+    expect(lines[0]).toBe('location,dataset,scenario,indicator,units,relative_to,change,period,statistic,value');
     expect(lines.length).toBe(1 + Object.keys(json.data).length);
-    expect(lines[1]).toContain(`,2040-2049,avg,${json.data['2040-2049']!.avg}`);
+    expect(lines[1]).toBe(`city/${city},NEX-GDDP,RCP85,frost_days,days,1971-2000,absolute,2040-2049,avg,${json.data['2040-2049']!.avg}`);
+    const percent = await get(`/api/climate-data/${city}/RCP85/indicator/frost_days/?relative_to=1981:1990&change=percent&years=2040&format=csv&agg=avg`).expect(200);
+    expect(percent.text.split('\n')[1]).toMatch(/,days,1981-1990,percent,2040,avg,/);
+    const plain = await get(`/api/climate-data/${city}/RCP85/indicator/frost_days/?time_aggregation=decadal&format=csv&agg=avg`).expect(200);
+    expect(plain.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,period,statistic,value');
   });
 
   it('one connection serving plain, baseline and window requests in any order gives each the same answer', async () => {

@@ -213,6 +213,56 @@ CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline
   UNION ALL
   SELECT period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY period, model;
 
+-- Spell lengths: per model and period, a measure of the runs of days on which a flag holds, from
+-- the run summary of one series (period_runs: 'dry', 'not_wet' or 'heat') for whole-month periods,
+-- and from the flag (day_flag) of the days of offset years and custom spans. measure is an
+-- expression over the summary's fields n (days with a flag), longest and runs5, e.g. runs5. The
+-- flag may name norm, the historic daily mean of the high temperature (spell_days, series 'heat').
+-- Like the macros below, it takes the session variables whose values pick a branch (agg,
+-- baseline_years) as arguments: a table macro's body is expanded when it is created, and a
+-- getvariable there reads the variable's value at that time, not when the template runs.
+CREATE OR REPLACE MACRO spells_per_model(series, measure, day_flag, agg, baseline_years) AS TABLE
+  SELECT period, model, measure AS value
+  FROM period_runs(agg, series, getvariable('historic_start'), baseline_years)
+  UNION ALL
+  SELECT period, model, measure AS value
+  FROM (SELECT period, model, r.n AS n, r.longest AS longest, r.runs5 AS runs5
+        FROM (SELECT period, model, run_summary(in_date_order(list({'date': date, 'flag': day_flag}) FILTER (WHERE day_flag IS NOT NULL))) AS r
+              FROM spell_days(series, agg) GROUP BY period, model));
+
+-- month_cutting_days with the column norm: for the 'heat' series the daily climatology of the
+-- historic range (historic_daily_tasmax, matched by day of year; days without a high temperature
+-- or a norm left out), NULL otherwise. The climatology is bound only when it is read (query()).
+CREATE OR REPLACE MACRO spell_days(series, agg) AS TABLE
+  FROM query(CASE WHEN series = 'heat' AND NOT whole_months(agg)
+    THEN 'SELECT d.*, norms.norm FROM month_cutting_days(getvariable(''time_aggregation'')) AS d
+          JOIN historic_daily_tasmax(getvariable(''historic_file''), getvariable(''historic_start''), getvariable(''historic_end'')) AS norms
+            ON norms.slot = dayofyear(d.date) - 1
+          WHERE d.tasmax IS NOT NULL'
+    ELSE 'SELECT *, NULL::DOUBLE AS norm FROM month_cutting_days(getvariable(''time_aggregation''))'
+  END);
+
+-- Events over a historic percentile: per model and period, the days on which event holds, an
+-- expression comparing a variable with threshold, the historic percentile ('percentile') of that
+-- variable ('tasmax', 'tasmin' or 'pr') over the historic range of the cell's historical data.
+CREATE OR REPLACE MACRO percentile_events(variable, event, baseline_years) AS TABLE
+  SELECT period, model, count(*) FILTER (WHERE event) AS value
+  FROM request_days(baseline_years),
+       (SELECT historic_percentile(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'), variable, getvariable('percentile')) AS threshold)
+  GROUP BY period, model;
+
+-- The largest sum, per model and period, of a daily quantity x over consecutive days: a running
+-- total floored at 0 is the prefix sum minus the lowest earlier prefix sum (0 before day 1).
+-- Days where x is NULL are left out.
+CREATE OR REPLACE MACRO max_running_sum(x, baseline_years) AS TABLE
+  WITH totals AS (
+    SELECT period, model, date, sum(v) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS s
+    FROM (SELECT period, model, date, x AS v FROM request_days(baseline_years)) WHERE v IS NOT NULL
+  )
+  SELECT period, model, greatest(0, max(s - least(0, low))) AS value
+  FROM (SELECT period, model, s, min(s) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS low FROM totals)
+  GROUP BY period, model;
+
 -- Every template's last step: per_model names the template's table of (period, model, value), the
 -- value in the requested units. Per period, the requested statistics across the models, with the
 -- API's period keys. With multi-year windows, each model's yearly values are first averaged over

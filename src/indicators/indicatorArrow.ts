@@ -1,13 +1,10 @@
 import { dictionaryColumn, dictionaryIndices, floatColumn, ipcStream } from '../http/arrowTable.js';
 import type { IndicatorTableContext } from './indicatorCsv.js';
-import type { Baseline } from './params.js';
 import type { PeriodStats } from './query.js';
 
 export interface IndicatorArrowContext extends IndicatorTableContext {
   timeAggregation: string;
   models: string[];
-  /** The JSON answer's relative_to, when the values are changes against a baseline. */
-  relativeTo?: Baseline;
 }
 
 /**

@@ -1,24 +1,37 @@
 import type { TableLabels } from '../climate/tableLabels.js';
 import { csvField, csvLine } from '../http/csv.js';
+import type { Baseline } from './params.js';
 import type { PeriodStats } from './query.js';
 
 export const INDICATOR_CSV_COLUMNS = ['location', 'dataset', 'scenario', 'indicator', 'units', 'period', 'statistic', 'value'];
+/** Added after units when the values are changes against a baseline: its years ("1971-2000") and the change's kind. */
+export const CHANGE_CSV_COLUMNS = ['relative_to', 'change'];
 
 export interface IndicatorTableContext {
   labels: TableLabels;
   indicator: string;
   units: string;
+  /** The JSON answer's relative_to, when the values are changes against a baseline. */
+  relativeTo?: Baseline;
 }
 
 /**
  * An indicator's answer as tidy CSV: one row per (period, statistic) in the JSON's order. A
  * statistic the JSON shows as null (undefined for the models' values) is a row with an empty value:
- * it was asked for, so its row stays.
+ * it was asked for, so its row stays. A change against a baseline says so in every row (a table
+ * read without its header must not pass changes off as values); a plain answer keeps the columns
+ * it always had.
  */
 export function indicatorCsv(rows: PeriodStats[], ctx: IndicatorTableContext): string {
-  const { labels } = ctx;
-  const lead = csvLine([labels.location, labels.dataset, labels.scenario, ctx.indicator, ctx.units]).slice(0, -1) + ',';
-  const parts = [INDICATOR_CSV_COLUMNS.join(',') + '\n'];
+  const { labels, relativeTo } = ctx;
+  const fixed = [labels.location, labels.dataset, labels.scenario, ctx.indicator, ctx.units];
+  const columns = [...INDICATOR_CSV_COLUMNS];
+  if (relativeTo) {
+    fixed.push(`${relativeTo.start_year}-${relativeTo.end_year}`, relativeTo.change);
+    columns.splice(columns.indexOf('units') + 1, 0, ...CHANGE_CSV_COLUMNS);
+  }
+  const lead = csvLine(fixed).slice(0, -1) + ',';
+  const parts = [columns.join(',') + '\n'];
   for (const { period, stats } of rows) {
     const p = lead + csvField(period) + ',';
     for (const [name, value] of stats) {
