@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { sqlFile } from '../src/db/sqlFiles.js';
+
+/**
+ * Answers are repeatable to the last bit: the means over a window's years and over a baseline's
+ * periods must not depend on the order in which parallel threads hand over their rows. Checked on
+ * a per-model table large enough for DuckDB to aggregate it on several threads.
+ */
+let db: DuckDBInstance;
+let conn: DuckDBConnection;
+
+beforeAll(async () => {
+  db = await openDuckDB({ threads: 4, memoryLimit: '512MB' });
+  conn = await db.connect();
+  for (const statement of sqlFile('indicators/macros.sql').split(/;\s*\n/)) if (statement.replace(/--.*$/gm, '').trim()) await conn.run(statement);
+  // 40 models x 6,000 periods, half of them a baseline's (negative ids); values spread over 9
+  // orders of magnitude so that the order of a sum shows in its last bits.
+  await conn.run(`CREATE TABLE per_model AS
+    SELECT 'm' || (i % 40) AS model, (CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END) * (1 + (i // 40) % 3000) AS period,
+           hash(i) % 1000000000 / 1000.0 + 1e-3 / (1 + i % 97) AS value
+    FROM range(240000) t(i)`);
+  await conn.run(`SET VARIABLE time_aggregation = 'yearly'`);
+  await conn.run(`SET VARIABLE aggs = ['min', 'max', 'avg']`);
+  await conn.run(`SET VARIABLE change = 'absolute'`);
+  await conn.run(`SET VARIABLE windows = [{s: 1, e: 1500}, {s: 1000, e: 3000}]::STRUCT(s INTEGER, e INTEGER)[]`);
+});
+
+afterAll(() => {
+  conn?.closeSync();
+  db?.closeSync();
+});
+
+async function distinctAnswers(sql: string, runs: number): Promise<number> {
+  const seen = new Set<string>();
+  for (let i = 0; i < runs; i++) {
+    const rows = (await conn.runAndReadAll(sql)).getRowsJS();
+    seen.add(JSON.stringify(rows, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
+  }
+  return seen.size;
+}
+
+describe('repeatable answers', () => {
+  it('means over windows do not depend on the order of the rows', async () => {
+    expect(await distinctAnswers(`FROM in_windows('per_model') ORDER BY ALL`, 12)).toBe(1);
+  });
+
+  it('changes against a baseline do not depend on the order of the rows', async () => {
+    expect(await distinctAnswers(`WITH w AS (FROM in_windows('per_model')) FROM period_changes('w')`, 12)).toBe(1);
+    // Yearly values as a template hands them over (30 baseline years, 20 requested) for 400 models,
+    // in a different order each time.
+    await conn.run(`SET VARIABLE windows = NULL::STRUCT(s INTEGER, e INTEGER)[]`);
+    await conn.run(`CREATE TABLE yearly AS
+      SELECT 'm' || (i % 400) AS model, CASE WHEN i // 400 < 30 THEN -(1971 + i // 400) ELSE 2000 + i // 400 END AS period,
+             hash(i) % 1000000000 / 1000.0 + 1e-3 / (1 + i % 97) AS value
+      FROM range(20000) t(i)`);
+    expect(await distinctAnswers(`WITH shuffled AS (FROM yearly ORDER BY random()) FROM period_changes('shuffled')`, 12)).toBe(1);
+  });
+});
