@@ -301,20 +301,25 @@ CREATE OR REPLACE MACRO in_windows(per_model) AS TABLE
 CREATE OR REPLACE MACRO slot_modulus(agg) AS CASE agg WHEN 'monthly' THEN 100 WHEN 'quarterly' THEN 10 WHEN 'custom' THEN 1000 ELSE 1 END;
 
 -- The requested periods (positive ids) of per_model, each model's value changed against its base:
--- the mean of the model's baseline periods (negative ids) of the same slot, taken in one pass as a
--- window over the model's rows (a join measured no cheaper). 'absolute': value - base; 'percent':
--- 100 x (value - base) / base, NULL where base is 0; as it is without a change (windows alone).
--- Then the statistics across the models that have a value (null statistics where none has), with
--- the periods' keys, or the windows' spans, as labels.
+-- the mean of the model's baseline periods (negative ids) of the same slot, taken once per model
+-- and slot and joined to its periods (a window over each model's rows collected and sorted the
+-- baseline's values once per row: 3-4 ms of a yearly request). 'absolute': value - base;
+-- 'percent': 100 x (value - base) / base, NULL where base is 0; as it is without a change
+-- (windows alone). Then the statistics across the models that have a value (null statistics where
+-- none has), with the periods' keys, or the windows' spans, as labels.
 CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
-  WITH changes AS (
+  WITH bases AS (
+    SELECT model, -period % slot_modulus(getvariable('time_aggregation')) AS slot, mean_of(list(value)) AS base
+    FROM query_table(per_model) WHERE period < 0
+    GROUP BY ALL
+  ),
+  changes AS (
     SELECT period AS id, CASE getvariable('change')
                            WHEN 'absolute' THEN value - base
                            WHEN 'percent' THEN 100.0 * (value - base) / nullif(base, 0)
                            ELSE value END AS value
-    FROM (SELECT period, value,
-                 mean_of(list(value) FILTER (WHERE period < 0) OVER (PARTITION BY model, abs(period) % slot_modulus(getvariable('time_aggregation')))) AS base
-          FROM query_table(per_model))
+    FROM query_table(per_model) AS v
+    LEFT JOIN bases ON bases.model = v.model AND bases.slot = v.period % slot_modulus(getvariable('time_aggregation'))
     WHERE period > 0
   )
   -- Ordered by id: windows in the order they were asked for.
