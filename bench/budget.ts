@@ -28,7 +28,7 @@ import { QueryPool } from '../src/db/queryPool.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
 import { climateFile, summaryFile } from '../src/climate/files.js';
 import { queryEnsembleJson } from '../src/climate/rawData.js';
-import { queryIndicator, type IndicatorRequest } from '../src/indicators/query.js';
+import { queryIndicator, servedStatement, type IndicatorRequest } from '../src/indicators/query.js';
 import { dataJson } from '../src/indicators/routes.js';
 import { loadCatalog } from '../src/reference/catalog.js';
 import { createLogger } from '../src/logger.js';
@@ -118,8 +118,8 @@ async function main() {
   // Bind and execute apart, on one connection whose session variables a query of this cell set.
   const sample = request(frost[0]!);
   await queryIndicator(queries, sample);
-  const template = sqlFile('indicators/frost_days.sql');
-  add('frost_days', '  of which bind (prepare the template)', await timed(ROUNDS, () => queries.run(async (c) => (await c.prepare(template)).destroySync())));
+  const template = servedStatement('frost_days');
+  add('frost_days', '  of which bind (prepare the statement)', await timed(ROUNDS, () => queries.run(async (c) => (await c.prepare(template)).destroySync())));
   add('frost_days', '  of which execute and read', await timed(ROUNDS, () => queries.run(async (c) => {
     const s = await c.prepare(template);
     const t0 = performance.now();

@@ -266,18 +266,26 @@ CREATE OR REPLACE MACRO max_running_sum(x, baseline_years) AS TABLE
   FROM (SELECT period, model, s, min(s) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS low FROM totals)
   GROUP BY period, model;
 
--- Every template's last step: per_model names the template's table of (period, model, value), the
--- value in the requested units. Per period, the requested statistics across the models, with the
--- API's period keys. With multi-year windows, each model's yearly values are first averaged over
--- each window (in_windows); with a baseline, each model's value becomes its change
--- (period_changes). A plain request binds neither: query() binds only the statement it is given.
-CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
+-- Per period in order, with the API's period key, the list of the models' values that the
+-- statistics are taken over. The service takes them in TypeScript (src/indicators/acrossModels.ts,
+-- the same arithmetic): binding across_models's lambdas and running them per period cost 1.5-4 ms
+-- of a request. With multi-year windows, each model's yearly values are first averaged over each
+-- window (in_windows); with a baseline, each model's value becomes its change (period_changes),
+-- and models without a value are left out. A plain request binds neither: query() binds only the
+-- statement it is given.
+CREATE OR REPLACE MACRO period_values(per_model) AS TABLE
   FROM query(CASE
     WHEN getvariable('windows') IS NOT NULL THEN 'WITH windowed AS (FROM in_windows(''' || per_model || ''')) FROM period_changes(''windowed'')'
     WHEN getvariable('baseline_years') IS NOT NULL THEN 'FROM period_changes(''' || per_model || ''')'
-    ELSE 'SELECT period_label(getvariable(''time_aggregation''), period) AS period, across_models(list(value), getvariable(''aggs'')) AS stats
+    ELSE 'SELECT period_label(getvariable(''time_aggregation''), period) AS period, list(value)::DOUBLE[] AS vals
           FROM ' || per_model || ' GROUP BY period ORDER BY period'
   END);
+
+-- Every template's last step: per_model names the template's table of (period, model, value), the
+-- value in the requested units. Per period, the requested statistics across the models, with the
+-- API's period keys (period_values, then across_models).
+CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
+  SELECT period, across_models(vals, getvariable('aggs')) AS stats FROM period_values(per_model);
 
 -- The mean of a list of per-model values (the years of a window, a baseline's periods), summed in
 -- sorted order: favg over the rows combined its parts in an order that varied with the threads'
@@ -305,7 +313,7 @@ CREATE OR REPLACE MACRO slot_modulus(agg) AS CASE agg WHEN 'monthly' THEN 100 WH
 -- and slot and joined to its periods (a window over each model's rows collected and sorted the
 -- baseline's values once per row: 3-4 ms of a yearly request). 'absolute': value - base;
 -- 'percent': 100 x (value - base) / base, NULL where base is 0; as it is without a change
--- (windows alone). Then the statistics across the models that have a value (null statistics where
+-- (windows alone). Then per period the values of the models that have one (an empty list where
 -- none has), with the periods' keys, or the windows' spans, as labels.
 CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
   WITH bases AS (
@@ -325,7 +333,7 @@ CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
   -- Ordered by id: windows in the order they were asked for.
   SELECT CASE WHEN getvariable('windows') IS NULL THEN period_label(getvariable('time_aggregation'), id)
               ELSE printf('%d-%d', getvariable('windows')[id].s, getvariable('windows')[id].e) END AS period,
-         across_models(coalesce(list(value) FILTER (WHERE value IS NOT NULL), []), getvariable('aggs')) AS stats
+         coalesce(list(value) FILTER (WHERE value IS NOT NULL), []) AS vals
   FROM changes
   GROUP BY id
   ORDER BY id;
