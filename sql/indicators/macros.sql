@@ -141,6 +141,8 @@ CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years)
     SELECT model, period, year * 12 + month AS ym,
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
     FROM request_months(baseline_years)
+    -- Most months have no hot day (a NULL map): skip them before looking up the range.
+    WHERE series <> 'heat' OR heat IS NOT NULL
   )
   SELECT model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
