@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import request from 'supertest';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../src/app.js';
+import { BuildProgress } from '../src/climate/buildProgress.js';
+import { HttpError } from '../src/http/errors.js';
 import { cellKey } from '../src/reference/catalog.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -332,5 +335,28 @@ describe('throttle: one request per BATCH_CELLS_PER_REQUEST distinct cells', () 
     expect(refused.status).toBe(429);
     expect(refused.body.detail).toBe("This request counts as 3 requests, more than the account's rate of 2/min allows at all; send fewer distinct map cells per request.");
     await single(a).expect(200);
+  });
+
+  it('does not charge cells still being built; their locations get 503 entries', async () => {
+    const a = await testApp({ THROTTLE_BURST_RATE: '2/min', BATCH_CELLS_PER_REQUEST: '1' });
+    const building = a.catalog.cityCells.get(NYC)!.get('NEX-GDDP')!;
+    /** A build whose NYC cell is not written yet. */
+    class Partial extends BuildProgress {
+      override cellReady(dataset: string, cellId: number) {
+        return cellId !== building && super.cellReady(dataset, cellId);
+      }
+      override requireCell(dataset: string, cellId: number) {
+        if (!this.cellReady(dataset, cellId)) throw new HttpError(503, 'This map cell is not built yet.', undefined, { 'Retry-After': '5' });
+      }
+    }
+    const app = createApp({ config: a.config, catalog: a.catalog, queries: a.queries, auth: a.auth, throttleStores: a.throttleStores, progress: new Partial(a.catalog.dataDir) });
+    const partial = { ...a, app };
+    const res = await post(URL, { locations: [{ city: NYC }, { city: withData[1]! }] }, partial).expect(200);
+    expect(res.body.results[0].error).toEqual({ status: 503, detail: 'This map cell is not built yet.' });
+    expect(res.body.results[1].data).toBeDefined();
+    // One cell charged of 2/min: one more request fits, then none.
+    await single(partial).expect(503);
+    await auth(request(app).get(`/api/climate-data/${withData[1]}/RCP85/indicator/frost_days/`), partial).expect(200);
+    await auth(request(app).get(`/api/climate-data/${withData[1]}/RCP85/indicator/frost_days/`), partial).expect(429);
   });
 });

@@ -109,11 +109,12 @@ export function batchRoutes(deps: BatchDeps): Router {
     };
   }
 
-  async function answer<T>(req: Request, res: Response, format: BatchFormat, places: (ResolvedPlace | PlaceError)[], kind: BatchKind<T>) {
+  async function answer<T>(req: Request, res: Response, format: BatchFormat, dataset: string, places: (ResolvedPlace | PlaceError)[], kind: BatchKind<T>) {
     const cells = places.map((p) => (isResolved(p) ? p.location.cellId : undefined));
-    const distinct = new Set(cells.filter((c) => c !== undefined)).size;
+    // A cell still being built answers its places 503 and, as a single request's 503, costs nothing.
+    const charged = new Set(cells.filter((c) => c !== undefined && progress.cellReady(dataset, c))).size;
     // Every batch counts at least once, even one whose places all lack data.
-    await deps.charge(req, res, Math.max(1, Math.ceil(distinct / deps.cellsPerRequest)));
+    await deps.charge(req, res, Math.max(1, Math.ceil(charged / deps.cellsPerRequest)));
 
     const outcomes = cellsInOrder(cells, kind.compute, deps.concurrency);
     const entry = (p: ResolvedPlace | PlaceError, outcome: CellOutcome<T> | undefined) => {
@@ -181,14 +182,14 @@ export function batchRoutes(deps: BatchDeps): Router {
     const { query, params, scenario, dataset, places, format } = start(req);
     const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
     const distance = parseDistance(query);
-    await answer(req, res, format, places.map((p) => resolvePlace(catalog, p, dataset, distance)), indicatorKind(plan));
+    await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), indicatorKind(plan));
   });
 
   router.post('/api/climate-data/batch/:scenario/', body, bodyErrors, async (req: Request, res: Response) => {
     const { query, scenario, dataset, places, format } = start(req);
     const plan = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
     const distance = parseDistance(query);
-    await answer(req, res, format, places.map((p) => resolvePlace(catalog, p, dataset, distance)), rawKind(plan, format));
+    await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), rawKind(plan, format));
   });
 
   return router;
