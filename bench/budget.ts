@@ -29,7 +29,7 @@ import { sqlFile } from '../src/db/sqlFiles.js';
 import { climateFile, summaryFile } from '../src/climate/files.js';
 import { queryEnsembleJson } from '../src/climate/rawData.js';
 import { queryIndicator, servedStatement, type IndicatorRequest } from '../src/indicators/query.js';
-import { dataJson } from '../src/indicators/routes.js';
+import { dataJson } from '../src/indicators/indicatorData.js';
 import { loadCatalog } from '../src/reference/catalog.js';
 import { createLogger } from '../src/logger.js';
 import { climateWorkloads } from './workloads.js';

@@ -19,6 +19,7 @@ import { climateFiles, climateWorkloads, referenceWorkloads, WARMUP_SHARE, type 
 import { measureOpsOverhead, printOpsOverhead } from './ops.js';
 import { measureSharedStores, printSharedStores } from './stores.js';
 import { formatsBench, printFormats } from './formats.js';
+import { batchBench, printBatch } from './batch.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -135,6 +136,7 @@ async function main() {
       }
     }
     const formats = !ONLY || 'formats: raw century as JSON, CSV and Arrow'.includes(ONLY) ? await formatsBench(url, token, catalog) : [];
+    const batch = !ONLY || 'batch: 50 cities in one request vs 50 in a row'.includes(ONLY) ? await batchBench(url, token, catalog) : undefined;
     const rss = peakRssMb(server.pid!);
     console.log(`\nload generator: ${rows[0]?.tool ?? '-'} in its own process${rows[0]?.tool === 'autocannon' ? " (install Debian's wrk for a lighter one)" : ''}`);
     console.log(`\nencodings: compressed = Accept-Encoding: ${ENCODINGS.compressed}; plain = none. Every measured path distinct (${rows.some((r) => r.repeats > 0) ? 'except the repeats warned about above' : 'no repeats'}).`);
@@ -146,6 +148,7 @@ async function main() {
       console.log(`| ${r.workload} | ${r.encoding} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${kb} | ${ratio} | ${r.non2xx + r.errors} |`);
     }
     if (formats.length > 0) printFormats(formats);
+    if (batch) printBatch(batch);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
     const setting = (name: string) => process.env[name] ?? 'default';
@@ -158,7 +161,7 @@ async function main() {
     if (sharedStores.length > 0) printSharedStores(sharedStores);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, opsOverhead, sharedStores }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, batch, opsOverhead, sharedStores }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

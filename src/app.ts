@@ -13,7 +13,8 @@ import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
 import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { methodNotAllowed, options, trailingSlash } from './http/routing.js';
-import { accountThrottle } from './http/throttle.js';
+import { accountThrottles } from './http/throttle.js';
+import { batchRoutes } from './batch/batchRoutes.js';
 import { compress, compressibleType } from './http/compress.js';
 import { memoryThrottleStores, type ThrottleStores } from './http/throttleStore.js';
 import { createLogger, type Logger } from './logger.js';
@@ -76,11 +77,14 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
-  const accountLimits = accountThrottle({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
-  const throttle = caching.afterThrottle(accountLimits);
+  const accountLimits = accountThrottles({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
+  const throttle = caching.afterThrottle(accountLimits.perRequest);
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));
+  app.use(
+    batchRoutes({ ...climate, charge: accountLimits.charge, maxLocations: config.MAX_BATCH_LOCATIONS, cellsPerRequest: config.BATCH_CELLS_PER_REQUEST, concurrency: config.QUERY_CONCURRENCY }),
+  );
 
   app.use(methodNotAllowed);
   app.use(unknownPath);

@@ -60,6 +60,10 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Largest request: years x models (one cell); past it a climate request is a 400. */
   MAX_MODEL_YEARS: z.coerce.number().int().min(1).default(4_000),
+  /** Most locations in one batch request (POST /api/climate-data/batch/...); more is a 400. */
+  MAX_BATCH_LOCATIONS: z.coerce.number().int().min(1).default(1000),
+  /** A batch counts against the throttle as one request per this many distinct map cells, rounded up. */
+  BATCH_CELLS_PER_REQUEST: z.coerce.number().int().min(1).default(10),
   /** pino level of the JSON request log and server messages; `silent` turns logging off. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `off` drops the request and query metrics and GET /metrics (the bench measures their cost). */

@@ -126,4 +126,31 @@ describe('GET /docs/ in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('runs "Try it out" on POST /api/climate-data/batch/{scenario}/indicator/{indicator_name}/ with the example body to a 200', async () => {
+    const { page, outside, errors } = await openDocs();
+    await page.locator('.btn.authorize').first().click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('input').first().fill(`Token ${t.token}`);
+    await dialog.locator('button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+
+    const op = operation(page, 'post', '/api/climate-data/batch/{scenario}/indicator/{indicator_name}/');
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    await op.locator('tr[data-param-name="scenario"] select').selectOption('RCP85');
+    await op.locator('tr[data-param-name="indicator_name"] select').selectOption('frost_days');
+    // The form fills in every default, and change (default absolute) is refused without relative_to.
+    await op.locator('tr[data-param-name="change"] select').selectOption('');
+    // The body editor starts with the documented example: three locations.
+    expect(await op.locator('.body-param textarea').inputValue()).toContain('5128581');
+    await op.locator('button.execute').click();
+
+    const live = op.locator('.live-responses-table .response');
+    await expect.poll(() => live.locator('.response-col_status').first().textContent(), { timeout: 20_000 }).toMatch(/^\s*200/);
+    await expect.poll(() => live.locator('.response-col_description').first().textContent()).toContain('"results"');
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

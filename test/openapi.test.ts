@@ -161,6 +161,8 @@ const SAMPLES: Record<string, string> = {
   rawDataAtPoint: '/api/climate-data/40.3/-74.6/RCP85/?years=2050&distance=100000',
   indicatorDataForCity: '/api/climate-data/5128581/RCP45/indicator/percentile_precipitation/?time_aggregation=monthly&agg=avg,95th',
   indicatorDataAtPoint: '/api/climate-data/40.3/-74.6/historical/indicator/frost_days/?distance=100000&dataset=LOCA',
+  rawDataBatch: '/api/climate-data/batch/RCP85/?years=2052&variables=tasmax,pr',
+  indicatorDataBatch: '/api/climate-data/batch/RCP45/indicator/percentile_precipitation/?time_aggregation=monthly&agg=avg,95th',
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
   getToken: '/api-token-auth/',
@@ -179,6 +181,20 @@ describe('responses match the documented shapes', () => {
       const res = await request(t.app).get(url).set('Authorization', `Token ${t.token}`);
       expect(res.status, url).toBe(200);
       checkBody(op, res.headers['content-type'] as string, res.body, url);
+    }
+  });
+
+  it('answers the batch operations with bodies of the documented 200 schema, for the documented example body', async () => {
+    for (const id of ['rawDataBatch', 'indicatorDataBatch']) {
+      const op = operations(t.catalog).find((o) => o.operationId === id)!;
+      const media = doc.paths[op.path].post.requestBody.content['application/json'];
+      expect(media.example.locations.length).toBeGreaterThan(1);
+      const body = { locations: [...media.example.locations, { lat: -45, lon: 170 }] };
+      const res = await request(t.app).post(SAMPLES[id]!).set('Authorization', `Token ${t.token}`).send(body).expect(200);
+      checkBody(op, res.headers['content-type'] as string, res.body, id);
+      expect(res.body.results.map((r: { data?: unknown }) => r.data !== undefined)).toEqual([true, true, true, false]);
+      expect(Object.keys(doc.paths[op.path].post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '413', '429']));
+      expect(Object.keys(doc.paths[op.path].post.responses['200'].content)).toEqual(['application/json', 'application/x-ndjson', 'text/csv', 'application/vnd.apache.arrow.stream']);
     }
   });
 

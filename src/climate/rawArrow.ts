@@ -21,6 +21,29 @@ export interface RawArrowContext {
  * dataset, scenario, aggregate and the models aggregated.
  */
 export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variable[], ctx: RawArrowContext): Uint8Array {
+  const { days, variable, values, n } = dailyArrowRows(cols, variables);
+  const units = JSON.stringify(Object.fromEntries(variables.map((v) => [v, VARIABLE_UNITS[v]])));
+  const { labels } = ctx;
+  return ipcStream(
+    [
+      dateColumn('date', days),
+      dictionaryColumn('model', [ctx.agg], dictionaryIndices(1, n)),
+      dictionaryColumn('variable', variables, variable),
+      floatColumn('value', values, new Map([['units', units]])),
+    ],
+    new Map([
+      ['location', labels.location],
+      ['location_feature', labels.feature],
+      ['dataset', labels.dataset],
+      ['scenario', labels.scenario],
+      ['agg', ctx.agg],
+      ['climate_models', JSON.stringify(ctx.models)],
+    ]),
+  );
+}
+
+/** The rows of the raw Arrow table as typed arrays: days since 1970-01-01, variable index, value. */
+export function dailyArrowRows(cols: DailyColumns | undefined, variables: Variable[]) {
   const series = cols ? variables.map((v) => cols.values.get(v)!) : [];
   const rowCount = cols?.year.length ?? 0;
   let n = 0;
@@ -47,23 +70,5 @@ export function dailyDataArrow(cols: DailyColumns | undefined, variables: Variab
       row++;
     }
   }
-
-  const units = JSON.stringify(Object.fromEntries(variables.map((v) => [v, VARIABLE_UNITS[v]])));
-  const { labels } = ctx;
-  return ipcStream(
-    [
-      dateColumn('date', days),
-      dictionaryColumn('model', [ctx.agg], dictionaryIndices(1, n)),
-      dictionaryColumn('variable', variables, variable),
-      floatColumn('value', values, new Map([['units', units]])),
-    ],
-    new Map([
-      ['location', labels.location],
-      ['location_feature', labels.feature],
-      ['dataset', labels.dataset],
-      ['scenario', labels.scenario],
-      ['agg', ctx.agg],
-      ['climate_models', JSON.stringify(ctx.models)],
-    ]),
-  );
+  return { days, variable, values, n };
 }

@@ -6,10 +6,9 @@ import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
 import { acceptedEncodings } from '../http/compress.js';
 import { SegmentCache, sendGzipPieces, type Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile, summaryFile } from './files.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
-import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from './params.js';
-import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type RawDataQuery } from './rawData.js';
+import { rawDataQuery } from './params.js';
+import { rawColumns, rawDataPlan, rawHead, rawYearMembers } from './rawDataPlan.js';
 import { dailyDataArrow } from './rawArrow.js';
 import { dailyDataCsv } from './rawCsv.js';
 import { tableLabels } from './tableLabels.js';
@@ -38,38 +37,16 @@ export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYe
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
     const format = negotiateFormat(res.req);
-    const agg = q.agg(query);
-    const models = parseModels(dataset, q.models(query));
-    const variables = q.variables(query);
-    const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
-    checkCost(years.length, models.length, maxModelYears);
+    const plan = rawDataPlan(catalog, q, query, dataset, scenario, maxModelYears);
     progress.requireCell(dataset.name, location.cellId);
-    const file = climateFile(catalog.dataDir, dataset.name, scenario.name, location.cellId);
-    let source: RawDataQuery['source'] | undefined;
-    if (file && years.length > 0 && variables.length > 0) {
-      source =
-        models.length === dataset.models.length
-          ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, location.cellId) }
-          : { kind: 'days', file, models };
-    }
     if (format !== 'json') {
-      const cols = source ? await queryRawData(queries, { source, years, variables, agg }) : undefined;
+      const cols = await rawColumns(catalog, queries, plan, location.cellId);
       const labels = tableLabels(location, dataset, scenario);
-      const body = format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models });
+      const body = format === 'csv' ? dailyDataCsv(cols, plan.variables, plan.agg, labels) : dailyDataArrow(cols, plan.variables, { labels, agg: plan.agg, models: plan.models });
       return sendTable(res, format, labels.fileStem, body);
     }
-    // Members with a key are the same text for every request of this cell and year: their gzip
-    // segments are kept (src/http/gzipSegments.ts).
-    let yearMembers: Piece[] = [];
-    if (source?.kind === 'ensemble') {
-      const file = summaryFile(catalog.dataDir, 'ensemble_json', dataset.name, scenario.name, location.cellId);
-      yearMembers = (await queryEnsembleJson(queries, { file, years, variables, agg })).map(({ year, member }) => ({ text: member, key: `${file}|${agg}|${variables.join(',')}|${year}` }));
-    } else if (source) {
-      yearMembers = dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables).map((text) => ({ text }));
-    }
-    const head =
-      `{"${location.key}":${location.featureJson},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
-      `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":{`;
+    const yearMembers = await rawYearMembers(catalog, queries, plan, location.cellId);
+    const head = `{"${location.key}":${location.featureJson},${rawHead(plan)}"data":{`;
     const pieces: Piece[] = [{ text: head }, ...yearMembers.flatMap((m, i) => (i > 0 ? [{ text: ',' }, m] : [m])), { text: '}}' }];
     res.vary('Accept').type('application/json');
     // gzip from kept segments costs a CRC pass; br would compress the whole megabyte again.

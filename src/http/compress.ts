@@ -67,10 +67,26 @@ export function compressibleType(res: Response): boolean {
   return /^(text\/|image\/svg\+xml$|application\/(json|javascript|x-ndjson|xml|vnd\.apache\.arrow\.(stream|file)|[\w.-]+\+(json|xml))$)/.test(type);
 }
 
+const UNCOLLECTED = Symbol('uncollected');
+type Uncollected = { write: Response['write']; end: Response['end'] };
+
+/**
+ * Takes a response out of the collecting below, for a handler that streams its body (and
+ * compresses it itself, if at all): a batch's results go out as each is computed.
+ */
+export function stopCollecting(res: Response) {
+  const original = (res as Response & { [UNCOLLECTED]?: Uncollected })[UNCOLLECTED];
+  if (original) {
+    res.write = original.write;
+    res.end = original.end;
+  }
+}
+
 export function compress({ threshold, compressible }: CompressOptions): RequestHandler {
   return (req, res, next) => {
     const encoding = chooseEncoding(req.headers['accept-encoding']);
     const chunks: Buffer[] = [];
+    (res as Response & { [UNCOLLECTED]?: Uncollected })[UNCOLLECTED] = { write: res.write, end: res.end };
     const write = res.write.bind(res) as (chunk: unknown) => boolean;
     const end = res.end.bind(res) as (chunk?: unknown) => Response;
 

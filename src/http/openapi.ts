@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiOverrideContext, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { batchOperations } from '../batch/batchOpenApi.js';
 import { rawDataQuery } from '../climate/params.js';
 import { ROOT } from '../config.js';
 import { INDICATORS } from '../indicators/metadata.js';
@@ -297,6 +298,7 @@ export function operations(catalog: Catalog): Operation[] {
     },
     climate('indicator', 'city'),
     climate('indicator', 'point'),
+    ...batchOperations(p, { raw: { ...rawQuery, ...distanceQuery, ...formatQuery }, indicator: { ...indQuery, ...distanceQuery, ...formatQuery } }, DATA_FORMATS),
     {
       method: 'get',
       path: '/openapi.json',

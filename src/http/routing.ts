@@ -1,5 +1,8 @@
 import type { RequestHandler } from 'express';
 
+/** Paths that take a POST with a JSON body instead of a GET. */
+const POST_PATHS = /^\/api\/climate-data\/batch\//;
+
 /** Paths whose last segment legitimately has no trailing slash. */
 const SLASHLESS = [/^\/api\/region\/[^/]+\.[a-z]+$/];
 
@@ -30,19 +33,19 @@ export const options: RequestHandler = (req, res, next) => {
     next();
     return;
   }
-  const allow = req.path.startsWith('/api-token-auth') ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
+  const allow = req.path.startsWith('/api-token-auth') || POST_PATHS.test(req.path) ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
   res.set('Allow', allow).set('Access-Control-Allow-Methods', allow).status(200).set('Content-Length', '0').end();
 };
 
 /**
- * The API is read-only: any other method on an /api/ path is a 405 naming the allowed ones
+ * The API is read-only but for the batch paths (POST): any other method on an /api/ path is a 405 naming the allowed ones
  * (after authentication, like the original), and GET on the token endpoints likewise.
  */
 export const methodNotAllowed: RequestHandler = (req, res, next) => {
-  const tokenPath = req.path.startsWith('/api-token-auth/');
-  const allowed = tokenPath ? ['POST'] : ['GET', 'HEAD'];
-  if ((tokenPath || req.path.startsWith('/api/')) && !allowed.includes(req.method)) {
-    const allow = tokenPath ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
+  const postOnly = req.path.startsWith('/api-token-auth/') || POST_PATHS.test(req.path);
+  const allowed = postOnly ? ['POST'] : ['GET', 'HEAD'];
+  if ((postOnly || req.path.startsWith('/api/')) && !allowed.includes(req.method)) {
+    const allow = postOnly ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS';
     res.set('Allow', allow).status(405).json({ detail: `Method "${req.method}" not allowed.` });
     return;
   }

@@ -282,7 +282,7 @@ export function indicatorQuery(catalog: Catalog) {
   };
 }
 
-type IndicatorFields = { [K in keyof ReturnType<typeof indicatorQuery>]: (query: unknown) => z.output<ReturnType<typeof indicatorQuery>[K]> };
+export type IndicatorFields = { [K in keyof ReturnType<typeof indicatorQuery>]: (query: unknown) => z.output<ReturnType<typeof indicatorQuery>[K]> };
 
 export interface IndicatorVariables {
   threshold?: number;

@@ -1,0 +1,196 @@
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import { scenarioOr404 } from '../climate/location.js';
+import { rawDataQuery } from '../climate/params.js';
+import { rawColumns, rawDataPlan, rawHead, rawYearMembers, type RawDataPlan } from '../climate/rawDataPlan.js';
+import { request, type ClimateDeps } from '../climate/routes.js';
+import { safeFileName } from '../climate/tableLabels.js';
+import { HttpError } from '../http/errors.js';
+import { EXTENSIONS, MEDIA_TYPES, negotiateFormat, type Format } from '../http/format.js';
+import { queryFields } from '../http/queryParams.js';
+import { dataJson, indicatorHead, indicatorPlan, indicatorRows, type IndicatorPlan } from '../indicators/indicatorData.js';
+import { indicatorQuery } from '../indicators/params.js';
+import { indicatorJson } from '../indicators/registry.js';
+import { parseDistance } from '../reference/pointParams.js';
+import { parseBatchBody } from './batchBody.js';
+import { isResolved, resolvePlace, type PlaceError, type ResolvedPlace } from './batchPlaces.js';
+import { IndicatorArrowBatch, indicatorCsvHeader, indicatorCsvRows, rawCsvHeader, rawCsvRows, RawArrowBatch } from './batchTables.js';
+import { openBodyStream, ClientGone } from './bodyStream.js';
+import { cellsInOrder, type CellOutcome } from './cellsInOrder.js';
+
+export interface BatchDeps extends ClimateDeps {
+  /** Counts a request as this many against the account's throttle (src/http/throttle.ts). */
+  charge(req: Request, res: Response, units: number): Promise<void>;
+  /** MAX_BATCH_LOCATIONS */
+  maxLocations: number;
+  /** BATCH_CELLS_PER_REQUEST: a batch counts as one request per this many distinct cells, rounded up. */
+  cellsPerRequest: number;
+  /** Cells of one batch computed at once (the query pool's size: more would only queue). */
+  concurrency: number;
+}
+
+export const NDJSON = 'application/x-ndjson';
+/** 1,000 locations as {"lat": -12.345678, "lon": 123.456789} are about 40 KB. */
+export const BATCH_BODY_LIMIT = '256kb';
+
+type BatchFormat = Format | 'ndjson';
+
+/** `format` wins as on the single endpoints; without it, Accept may also ask for NDJSON. */
+function batchFormat(req: Request): BatchFormat {
+  if (req.query.format === undefined || req.query.format === '') {
+    const best = req.accepts([MEDIA_TYPES.json, MEDIA_TYPES.csv, MEDIA_TYPES.arrow, NDJSON]);
+    if (best === NDJSON) return 'ndjson';
+  }
+  return negotiateFormat(req);
+}
+
+/** What a batch computes per distinct cell and how it writes each place, in one output format. */
+interface BatchKind<T> {
+  head: string;
+  compute(cellId: number): Promise<T>;
+  /** The `data` of one place, as the single endpoint prints it. */
+  dataJson(value: T): string;
+  csvHeader: string;
+  csvRows(resolved: ResolvedPlace, value: T): string;
+  arrow(): { add(resolved: ResolvedPlace, value: T): void; toIPC(): Uint8Array };
+  fileStem: string;
+}
+
+/**
+ * POST /api/climate-data/batch/{scenario}/ and /api/climate-data/batch/{scenario}/indicator/{name}/:
+ * the single endpoints' answer for up to MAX_BATCH_LOCATIONS places in one request, each distinct
+ * map cell computed once. Parameters are checked once for all places; a place without data gets an
+ * error entry and the others their data.
+ */
+export function batchRoutes(deps: BatchDeps): Router {
+  const { catalog, progress, queries, maxModelYears } = deps;
+  const router = Router();
+  const indicatorFields = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
+  const rawFields = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
+  const body = express.json({ limit: BATCH_BODY_LIMIT });
+  const bodyErrors: ErrorRequestHandler = (err: unknown, _req, _res, next) => {
+    if ((err as { type?: string }).type === 'entity.too.large') {
+      next(new HttpError(413, `The request body is over ${BATCH_BODY_LIMIT.replace('kb', ' KB')}; ${deps.maxLocations} locations fit well within it.`));
+    } else next(err);
+  };
+
+  const readyCell = (plan: { dataset: { name: string } }, cellId: number) => progress.requireCell(plan.dataset.name, cellId);
+
+  function indicatorKind(plan: IndicatorPlan): BatchKind<Awaited<ReturnType<typeof indicatorRows>>> {
+    return {
+      head: indicatorHead(plan, indicatorJson(plan.meta, catalog.historicRanges)),
+      compute: async (cellId) => {
+        readyCell(plan, cellId);
+        return indicatorRows(catalog, queries, plan, cellId);
+      },
+      dataJson,
+      csvHeader: indicatorCsvHeader(plan),
+      csvRows: (resolved, rows) => indicatorCsvRows(plan, resolved, rows),
+      arrow: () => new IndicatorArrowBatch(plan),
+      fileStem: safeFileName(`climate-data_batch_${plan.scenario.name}_${plan.dataset.name}_${plan.meta.name}`),
+    };
+  }
+
+  function rawKind(plan: RawDataPlan, format: BatchFormat): BatchKind<unknown> {
+    const tables = format === 'csv' || format === 'arrow';
+    return {
+      head: rawHead(plan),
+      compute: async (cellId) => {
+        readyCell(plan, cellId);
+        return tables ? rawColumns(catalog, queries, plan, cellId) : `{${(await rawYearMembers(catalog, queries, plan, cellId)).map((m) => m.text).join(',')}}`;
+      },
+      dataJson: (text) => text as string,
+      csvHeader: rawCsvHeader(plan),
+      csvRows: (resolved, cols) => rawCsvRows(plan, resolved, cols as Parameters<typeof rawCsvRows>[2]),
+      arrow: () => {
+        const table = new RawArrowBatch(plan);
+        return { add: (resolved, cols) => table.add(resolved, cols as Parameters<RawArrowBatch['add']>[1]), toIPC: () => table.toIPC() };
+      },
+      fileStem: safeFileName(`climate-data_batch_${plan.scenario.name}_${plan.dataset.name}`),
+    };
+  }
+
+  async function answer<T>(req: Request, res: Response, format: BatchFormat, dataset: string, places: (ResolvedPlace | PlaceError)[], kind: BatchKind<T>) {
+    const cells = places.map((p) => (isResolved(p) ? p.location.cellId : undefined));
+    // A cell still being built answers its places 503 and, as a single request's 503, costs nothing.
+    const charged = new Set(cells.filter((c) => c !== undefined && progress.cellReady(dataset, c))).size;
+    // Every batch counts at least once, even one whose places all lack data.
+    await deps.charge(req, res, Math.max(1, Math.ceil(charged / deps.cellsPerRequest)));
+
+    const outcomes = cellsInOrder(cells, kind.compute, deps.concurrency);
+    const entry = (p: ResolvedPlace | PlaceError, outcome: CellOutcome<T> | undefined) => {
+      const location = JSON.stringify(p.place.given);
+      if (!isResolved(p)) return `{"location":${location},"error":${JSON.stringify({ status: p.status, detail: p.detail })}}`;
+      if (!outcome!.ok) return `{"location":${location},"error":${JSON.stringify({ status: outcome!.status, detail: outcome!.detail })}}`;
+      return `{"location":${location},"map_cell":${p.mapCellJson},"data":${kind.dataJson(outcome!.value)}}`;
+    };
+
+    res.vary('Accept');
+    if (format === 'arrow') {
+      const table = kind.arrow();
+      let i = 0;
+      for await (const outcome of outcomes) {
+        const p = places[i++]!;
+        if (isResolved(p) && outcome?.ok) table.add(p, outcome.value);
+      }
+      const bytes = table.toIPC();
+      res.type(MEDIA_TYPES.arrow).set('Content-Disposition', `attachment; filename="${kind.fileStem}.${EXTENSIONS.arrow}"`);
+      res.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return;
+    }
+
+    if (format === 'csv') res.type(MEDIA_TYPES.csv).set('Content-Disposition', `attachment; filename="${kind.fileStem}.${EXTENSIONS.csv}"`);
+    else res.type(format === 'ndjson' ? NDJSON : MEDIA_TYPES.json);
+    const out = openBodyStream(res);
+    try {
+      if (format === 'csv') await out.write(kind.csvHeader);
+      if (format === 'json') await out.write(`{${kind.head}"results":[`);
+      let i = 0;
+      for await (const outcome of outcomes) {
+        const p = places[i]!;
+        if (format === 'csv') {
+          if (isResolved(p) && outcome?.ok) await out.write(kind.csvRows(p, outcome.value));
+        } else if (format === 'ndjson') {
+          await out.write(entry(p, outcome) + '\n');
+          // Each line goes out as soon as it is computed, not when the compressor's buffer fills.
+          await out.flush();
+        } else {
+          await out.write((i > 0 ? ',' : '') + entry(p, outcome));
+        }
+        i++;
+      }
+      if (format === 'json') await out.write(']}');
+      await out.end();
+    } catch (err) {
+      if (err instanceof ClientGone) return;
+      // The status line is gone: a cut-off body is the only way left to say the answer failed.
+      res.locals.error = err;
+      res.destroy();
+    }
+  }
+
+  /** The checks before any work, in the single endpoints' order (place errors aside): path, dataset, body, format. */
+  function start(req: Request) {
+    const { query, params } = request(req);
+    const scenario = scenarioOr404(catalog, params.scenario);
+    const dataset = indicatorFields.dataset(query);
+    const places = parseBatchBody(req.body, deps.maxLocations);
+    const format = batchFormat(req);
+    return { query, params, scenario, dataset, places, format };
+  }
+
+  router.post('/api/climate-data/batch/:scenario/indicator/:name/', body, bodyErrors, async (req: Request, res: Response) => {
+    const { query, params, scenario, dataset, places, format } = start(req);
+    const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
+    const distance = parseDistance(query);
+    await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), indicatorKind(plan));
+  });
+
+  router.post('/api/climate-data/batch/:scenario/', body, bodyErrors, async (req: Request, res: Response) => {
+    const { query, scenario, dataset, places, format } = start(req);
+    const plan = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
+    const distance = parseDistance(query);
+    await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), rawKind(plan, format));
+  });
+
+  return router;
+}

@@ -1,0 +1,67 @@
+import type { QueryPool } from '../db/queryPool.js';
+import type { Piece } from '../http/gzipSegments.js';
+import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
+import { climateFile, summaryFile } from './files.js';
+import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin, type Variable } from './params.js';
+import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type DailyColumns, type RawAgg, type RawDataQuery } from './rawData.js';
+import type { queryFields } from '../http/queryParams.js';
+
+export type RawDataFields = ReturnType<typeof queryFields<ReturnType<typeof rawDataQuery>>>;
+
+/**
+ * A raw-data request split in two, like an indicator's (src/indicators/indicatorData.ts): the plan
+ * (parameters checked once) and what one map cell contributes.
+ */
+export interface RawDataPlan {
+  dataset: Dataset;
+  scenario: Scenario;
+  agg: RawAgg;
+  models: string[];
+  variables: Variable[];
+  years: number[];
+}
+
+export function rawDataPlan(catalog: Catalog, q: RawDataFields, query: Record<string, unknown>, dataset: Dataset, scenario: Scenario, maxModelYears: number): RawDataPlan {
+  const agg = q.agg(query);
+  const models = parseModels(dataset, q.models(query));
+  const variables = q.variables(query);
+  const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
+  checkCost(years.length, models.length, maxModelYears);
+  return { dataset, scenario, agg, models, variables, years };
+}
+
+/** Where one cell's values come from; undefined when there are none to read. */
+export function rawSource(catalog: Catalog, plan: RawDataPlan, cellId: number): RawDataQuery['source'] | undefined {
+  const { dataset, scenario } = plan;
+  const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
+  if (!file || plan.years.length === 0 || plan.variables.length === 0) return undefined;
+  return plan.models.length === dataset.models.length
+    ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, cellId) }
+    : { kind: 'days', file, models: plan.models };
+}
+
+/** One cell's values as numbers, for the CSV and Arrow tables. */
+export async function rawColumns(catalog: Catalog, queries: QueryPool, plan: RawDataPlan, cellId: number): Promise<DailyColumns | undefined> {
+  const source = rawSource(catalog, plan, cellId);
+  return source ? queryRawData(queries, { source, years: plan.years, variables: plan.variables, agg: plan.agg }) : undefined;
+}
+
+/**
+ * One cell's members of the JSON `data`, `"<year>": {...}` each. Members with a key are the same
+ * text for every request of this cell and year: their gzip segments may be kept (src/http/gzipSegments.ts).
+ */
+export async function rawYearMembers(catalog: Catalog, queries: QueryPool, plan: RawDataPlan, cellId: number): Promise<Piece[]> {
+  const { dataset, scenario, years, variables, agg } = plan;
+  const source = rawSource(catalog, plan, cellId);
+  if (source?.kind === 'ensemble') {
+    const file = summaryFile(catalog.dataDir, 'ensemble_json', dataset.name, scenario.name, cellId);
+    return (await queryEnsembleJson(queries, { file, years, variables, agg })).map(({ year, member }) => ({ text: member, key: `${file}|${agg}|${variables.join(',')}|${year}` }));
+  }
+  if (source) return dailyDataJson(await queryRawDataText(queries, { source, years, variables, agg }), variables).map((text) => ({ text }));
+  return [];
+}
+
+/** The members of a raw answer between the place and `data`. */
+export function rawHead(plan: RawDataPlan): string {
+  return `"dataset":${JSON.stringify(plan.dataset.name)},"scenario":${JSON.stringify(plan.scenario.name)},"climate_models":${JSON.stringify(plan.models)},"variables":${JSON.stringify(plan.variables)},`;
+}
