@@ -140,8 +140,7 @@ describe('GET /docs/ in headless Chromium', () => {
     await op.locator('button.try-out__btn').click();
     await op.locator('tr[data-param-name="scenario"] select').selectOption('RCP85');
     await op.locator('tr[data-param-name="indicator_name"] select').selectOption('frost_days');
-    // The form fills in every default, and change (default absolute) is refused without relative_to.
-    await op.locator('tr[data-param-name="change"] select').selectOption('');
+    // The form as it comes, with every declared default filled in.
     // The body editor starts with the documented example: three locations.
     expect(await op.locator('.body-param textarea').inputValue()).toContain('5128581');
     await op.locator('button.execute').click();

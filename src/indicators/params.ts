@@ -228,7 +228,9 @@ export function indicatorQuery(catalog: Catalog) {
     change: z
       .enum(CHANGES, { error: (iss) => `change must be one of ${CHANGES.join(', ')}; got '${String(iss.input)}'.` })
       .optional()
-      .meta({ description: common('change'), override: { enum: [...CHANGES], default: 'absolute' } }),
+      // No OpenAPI default: it applies only with relative_to, and the docs page sends every declared
+      // default, which the API refuses without relative_to.
+      .meta({ description: common('change'), override: { enum: [...CHANGES] } }),
     units: z
       .string()
       .optional()
