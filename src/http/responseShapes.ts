@@ -43,7 +43,7 @@ const multiPolygon = z.strictObject({
   type: z.literal('MultiPolygon'),
   coordinates: z.array(z.array(z.array(position))),
 });
-const polygonal = z.strictObject({
+export const polygonal = z.strictObject({
   type: z.enum(['Polygon', 'MultiPolygon']),
   coordinates: z.array(z.array(z.unknown())).meta({ description: 'GeoJSON (Multi)Polygon coordinates.' }),
 });
@@ -128,7 +128,7 @@ const dailyValues = z
   .length(366)
   .meta({ description: 'Index i is day-of-year i+1; null for a day without data and at index 365 of non-leap years.' });
 
-const rawDataFields = {
+export const rawDataFields = {
   dataset: z.string(),
   scenario: z.string(),
   climate_models: z.array(z.string()),
@@ -141,7 +141,7 @@ const rawDataFields = {
 export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id: 'CityClimateData' });
 export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFields }).meta({ id: 'PointClimateData' });
 
-const indicatorDataFields = {
+export const indicatorDataFields = {
   dataset: z.string(),
   scenario: z.string(),
   indicator,

@@ -105,7 +105,7 @@ export function variablesOf(template: string): Set<string> {
   return names;
 }
 
-async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
+export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
   const wanted = variablesOf(template);
   let held = current.get(conn);
   if (!held) current.set(conn, (held = new Map()));
@@ -148,7 +148,7 @@ export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Prom
   });
 }
 
-function mapEntries(m: unknown): [string, number | null][] {
+export function mapEntries(m: unknown): [string, number | null][] {
   if (Array.isArray(m)) return m.map((e: { key: string; value: number | null }) => [e.key, e.value]);
   const entries = (m as { entries?: { key: string; value: number | null }[] }).entries;
   if (entries) return entries.map((e) => [e.key, e.value]);
