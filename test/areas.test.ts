@@ -163,6 +163,36 @@ describe('indicators over an area', () => {
     expect(posted.body.area.geometry).toEqual(feature.geometry);
   });
 
+  it("averages each model's area values over a window's years, then the statistics across models", async () => {
+    const res = await get(`/api/climate-data/area/RCP85/indicator/frost_days/?city=${NYC}&time_aggregation=window&windows=2050:2052,2051:2052&agg=min,avg`).expect(200);
+    const cells = res.body.area.properties.cells as AreaCell[];
+    const perCell = await cellIndicator(cells, 'frost_days/?time_aggregation=yearly');
+    const expected: Stats = {};
+    for (const [s, e] of [[2050, 2052], [2051, 2052]] as const) {
+      const perModel = MODELS.map((m) => {
+        const years = Array.from({ length: e - s + 1 }, (_, i) => String(s + i));
+        return years.reduce((sum, y) => sum + cells.reduce((a, c) => a + c.weight * perCell.get(c.id)!.get(m)![y]!, 0), 0) / years.length;
+      });
+      expected[`${s}-${e}`] = { min: STATS.min!(perModel), avg: STATS.avg!(perModel) };
+    }
+    expectClose(res.body.data, expected);
+  });
+
+  it('leaves out what a hole leaves out', async () => {
+    // The 3 x 3 cells around New York City's own cell, less a hole that is exactly that cell.
+    const cell = t.catalog.cells.get('NEX-GDDP:' + t.catalog.cityCells.get(NYC)!.get('NEX-GDDP')!)!;
+    const h = NEX.size / 2;
+    const outer = [[cell.lon - 3 * h, cell.lat - 3 * h], [cell.lon + 3 * h, cell.lat - 3 * h], [cell.lon + 3 * h, cell.lat + 3 * h], [cell.lon - 3 * h, cell.lat + 3 * h], [cell.lon - 3 * h, cell.lat - 3 * h]];
+    const hole = [[cell.lon - h, cell.lat - h], [cell.lon - h, cell.lat + h], [cell.lon + h, cell.lat + h], [cell.lon + h, cell.lat - h], [cell.lon - h, cell.lat - h]];
+    const whole = await post('/api/climate-data/area/RCP85/indicator/frost_days/', { type: 'Polygon', coordinates: [outer] }).expect(200);
+    const holed = await post('/api/climate-data/area/RCP85/indicator/frost_days/', { type: 'Polygon', coordinates: [outer, hole] }).expect(200);
+    const ids = (r: request.Response) => (r.body.area.properties.cells as AreaCell[]).map((c) => c.id);
+    expect(ids(whole)).toContain(cell.cellId);
+    expect(ids(holed)).toEqual(ids(whole).filter((id) => id !== cell.cellId));
+    expect(holed.body.area.properties.cells_in_area).toBe(whole.body.area.properties.cells_in_area - 1);
+    expect(whole.body.area.properties.cells_in_area).toBe(9);
+  });
+
   it('answers an ecoregion with the cells of it that have data', async () => {
     const regionId = t.catalog.cityById.get(NYC)!.regionId!;
     const res = await get(`/api/climate-data/area/RCP85/indicator/frost_days/?region=${regionId}&years=2050&models=CCSM4`).expect(200);
