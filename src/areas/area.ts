@@ -3,7 +3,7 @@ import { single } from '../climate/params.js';
 import { badRequest, HttpError, notFound } from '../http/errors.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { cellCentre, GRIDS } from '../reference/grids.js';
-import { coverOf } from './cells.js';
+import { coverOf, type AreaCover } from './cells.js';
 import { bboxPolygon, catalogPolygons, parseAreaGeoJson, type AreaGeometry } from './geometry.js';
 
 export const AREA_AGGS = ['mean', 'min', 'max'] as const;
@@ -22,6 +22,23 @@ export const areaQuery = {
 
 /** Where an area came from, for the answer's Feature properties. */
 type Origin = { region: number } | { city: number } | { bbox: [number, number, number, number] } | Record<string, never>;
+
+/**
+ * The covers of the catalog's areas (regions, city boundaries) per data build and dataset: the
+ * same for every request, and an ecoregion's takes seconds to clip (up to 4-7 s for the largest on
+ * 2 busy cores), so only its first request pays.
+ */
+const catalogCovers = new WeakMap<Catalog, Map<string, AreaCover>>();
+
+/** The cells of the dataset that have data in this build, by cell id. */
+const dataCells = new WeakMap<Catalog, Map<string, Set<number>>>();
+function cellsWithData(catalog: Catalog, dataset: string): Set<number> {
+  let byDataset = dataCells.get(catalog);
+  if (!byDataset) dataCells.set(catalog, (byDataset = new Map()));
+  let ids = byDataset.get(dataset);
+  if (!ids) byDataset.set(dataset, (ids = new Set(catalog.cellsWithData.filter((c) => c.dataset === dataset).map((c) => c.cellId))));
+  return ids;
+}
 
 export interface AreaCell {
   cellId: number;
@@ -79,12 +96,21 @@ export function areaOfBody(body: unknown, query: Record<string, unknown>, maxVer
 }
 
 /**
- * The area's cells of the dataset with data (`hasData`) and their weights; 404 when none has data,
- * 400 past maxCells.
+ * The area's cells of the dataset with data and their weights; 404 when none has data, 400 past
+ * maxCells. `readable` says whether a cell with data in the catalog can be read for the request
+ * (it may throw a 503 while the cell is being built).
  */
-export function areaCells(dataset: Dataset, shape: AreaGeometry, origin: Origin, maxCells: number, hasData: (cellId: number) => boolean): Area {
+export function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaGeometry, origin: Origin, maxCells: number, readable: (cellId: number) => boolean): Area {
   const grid = GRIDS[dataset.name]!;
-  const cover = coverOf(grid, shape.polygons, hasData);
+  const key = 'region' in origin ? `${dataset.name}|region|${origin.region}` : 'city' in origin ? `${dataset.name}|city|${origin.city}` : undefined;
+  let covers = catalogCovers.get(catalog);
+  if (!covers) catalogCovers.set(catalog, (covers = new Map()));
+  let cover = key ? covers.get(key) : undefined;
+  if (!cover) {
+    cover = coverOf(grid, shape.polygons, cellsWithData(catalog, dataset.name));
+    if (key) covers.set(key, cover);
+  }
+  cover = { count: cover.count, cells: cover.cells.filter((c) => readable(c.cellId)) };
   if (cover.cells.length === 0) {
     throw notFound(`No ${dataset.name} data for this area: none of the ${cover.count} map cells it covers has data in this build.`);
   }

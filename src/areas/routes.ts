@@ -15,7 +15,7 @@ import { indicatorCsv } from '../indicators/indicatorCsv.js';
 import { customSpans, indicatorQuery, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits } from '../indicators/params.js';
 import { findIndicator, indicatorJson } from '../indicators/registry.js';
 import { dataJson } from '../indicators/routes.js';
-import { cellKey, type Dataset, type Scenario } from '../reference/catalog.js';
+import type { Dataset, Scenario } from '../reference/catalog.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
 import { queryAreaIndicator, type AreaCellRequest } from './areaIndicator.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
@@ -50,8 +50,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
   function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Area {
     const query = request(req).query;
     const { shape, origin } = req.method === 'POST' ? areaOfBody(req.body, query, maxAreaVertices) : areaOfQuery(catalog, query);
-    return areaCells(dataset, shape, origin, maxAreaCells, (cellId) => {
-      if (!catalog.cells.get(cellKey(dataset.name, cellId))?.hasData) return false;
+    return areaCells(catalog, dataset, shape, origin, maxAreaCells, (cellId) => {
       progress.requireCell(dataset.name, cellId);
       return climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined;
     });

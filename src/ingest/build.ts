@@ -11,7 +11,7 @@ import { GRIDS } from '../reference/grids.js';
 import { BuildError } from './buildError.js';
 import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
-import { Coastline } from './geometry.js';
+import { bboxOf, Coastline } from './geometry.js';
 import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES, type SourceBoundary } from './sources.js';
 import { coverOf } from '../areas/cells.js';
 import { catalogPolygons } from '../areas/geometry.js';
@@ -352,7 +352,13 @@ function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceB
     const b = boundaries.get(city.id);
     if (!b) continue;
     const polygons = catalogPolygons(JSON.stringify(b.geometry));
-    for (const c of coverOf(GRIDS[dataset]!, polygons, () => true).cells) out.push({ dataset, cell_id: c.cellId });
+    // Every cell of the boundary's bbox is wanted: those it covers come back with their areas.
+    const [x0, y0, x1, y1] = bboxOf(polygons);
+    const grid = GRIDS[dataset]!;
+    const all = new Set<number>();
+    for (let row = Math.floor((y0 - grid.lat0) / grid.size); row <= Math.floor((y1 - grid.lat0) / grid.size); row++)
+      for (let col = Math.floor((x0 - grid.lon0) / grid.size); col <= Math.floor((x1 - grid.lon0) / grid.size); col++) all.add(row * grid.cols + col);
+    for (const c of coverOf(grid, polygons, all).cells) out.push({ dataset, cell_id: c.cellId });
   }
   return out;
 }
