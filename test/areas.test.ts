@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDataset } from '../src/ingest/build.js';
 import { GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -310,5 +314,56 @@ describe('area errors', () => {
     const short = await testApp({ MAX_MODEL_YEARS: '5' });
     const res2 = await request(short.app).get(`${url}?city=${NYC}`).set('Authorization', `Token ${short.token}`).expect(400);
     expect(res2.body.detail).toMatch(/model-years; the limit is 5/);
+  });
+});
+
+describe('relative_to over an area', () => {
+  // The suite's build has 3 historical years, fewer than a baseline needs: a build of its own, with
+  // every NEX-GDDP cell of New York City's boundary and 10 historical years.
+  const BASE_MODELS = ['CCSM4', 'MIROC5'];
+  let own: TestApp;
+  let tmp: string;
+  const ownGet = (url: string) => request(own.app).get(url).set('Authorization', `Token ${own.token}`);
+
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'areas-baseline-'));
+    await buildDataset({ outDir: tmp, climateCities: 1, areaCities: 1, seed: 5, models: { 'NEX-GDDP': BASE_MODELS, LOCA: [] }, years: { historical: [1971, 1980], RCP45: [2050, 2050], RCP85: [2050, 2051] }, log: () => {} });
+    own = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, tmp);
+  }, 180_000);
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  /** cell -> model -> period -> value of one model at the cell's centre. */
+  async function perCell(cells: AreaCell[], scenario: string, qs: string) {
+    const out = new Map<number, Map<string, Record<string, number>>>();
+    for (const c of cells) {
+      const byModel = new Map<string, Record<string, number>>();
+      for (const m of BASE_MODELS) {
+        const res = await ownGet(`/api/climate-data/${c.lat}/${c.lon}/${scenario}/indicator/frost_days/?${qs}&models=${m}&agg=avg`).expect(200);
+        byModel.set(m, Object.fromEntries(Object.entries(res.body.data as Stats).map(([p, s]) => [p, s.avg!])));
+      }
+      out.set(c.id, byModel);
+    }
+    return out;
+  }
+
+  it("changes each model's area value against its area baseline, absolute and percent", async () => {
+    const absolute = await ownGet(`/api/climate-data/area/RCP85/indicator/frost_days/?city=${NYC}&relative_to=1971:1980&agg=min,max,avg`).expect(200);
+    const cells = absolute.body.area.properties.cells as AreaCell[];
+    expect(absolute.body.area.properties.cells_with_data).toBe(absolute.body.area.properties.cells_in_area);
+    expect(absolute.body.relative_to).toEqual({ start_year: 1971, end_year: 1980, change: 'absolute' });
+    const values = await perCell(cells, 'RCP85', 'time_aggregation=yearly');
+    const history = await perCell(cells, 'historical', 'time_aggregation=yearly&years=1971:1980');
+    const areaOf = (m: string, source: typeof values, year: string) => cells.reduce((s, c) => s + c.weight * source.get(c.id)!.get(m)![year]!, 0);
+    const baseline = (m: string) => Array.from({ length: 10 }, (_, i) => areaOf(m, history, String(1971 + i))).reduce((a, b) => a + b, 0) / 10;
+    const expected = (change: (v: number, b: number) => number): Stats =>
+      Object.fromEntries(
+        ['2050', '2051'].map((y) => {
+          const perModel = BASE_MODELS.map((m) => change(areaOf(m, values, y), baseline(m)));
+          return [y, { min: STATS.min!(perModel), max: STATS.max!(perModel), avg: STATS.avg!(perModel) }];
+        }),
+      );
+    expectClose(absolute.body.data, expected((v, b) => v - b));
+    const percent = await ownGet(`/api/climate-data/area/RCP85/indicator/frost_days/?city=${NYC}&relative_to=1971:1980&change=percent&agg=min,max,avg`).expect(200);
+    expectClose(percent.body.data, expected((v, b) => (100 * (v - b)) / b));
   });
 });
