@@ -1,4 +1,4 @@
-import { listValue } from '@duckdb/node-api';
+import { DOUBLE, LIST, listValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { Variable } from '../climate/params.js';
@@ -37,7 +37,8 @@ async function run<V>(pool: QueryPool, q: AreaRawQuery, text: boolean): Promise<
     models: listValue(q.models),
     years: listValue(q.years),
   };
-  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, params as never)).getColumnsJS() as unknown[][]);
+  // Typed: a list's type is otherwise inferred from its first item (a lone cell's weight 1 is an integer).
+  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, params as never, { weights: LIST(DOUBLE) })).getColumnsJS() as unknown[][]);
   return {
     year: cols[0] as number[],
     slot: cols[1] as number[],
