@@ -107,7 +107,13 @@ export function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaGeometr
   if (!covers) catalogCovers.set(catalog, (covers = new Map()));
   let cover = key ? covers.get(key) : undefined;
   if (!cover) {
-    cover = coverOf(grid, shape.polygons, cellsWithData(catalog, dataset.name));
+    try {
+      cover = coverOf(grid, shape.polygons, cellsWithData(catalog, dataset.name));
+    } catch (err) {
+      // polygon-clipping gives up on some degenerate outlines (rings that fold onto themselves
+      // within rounding) that pass the checks: the area, not the server, is at fault.
+      throw badRequest(`The area could not be clipped to the map cells (${err instanceof Error ? err.message : String(err)}). Simplify or repair the geometry.`);
+    }
     if (key) covers.set(key, cover);
   }
   cover = { count: cover.count, cells: cover.cells.filter((c) => readable(c.cellId)) };
