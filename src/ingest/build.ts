@@ -133,7 +133,8 @@ function buildId(o: ResolvedOptions): string {
       JSON.stringify({
         seed: o.seed,
         climateCities: o.climateCities,
-        areaCities: o.areaCities,
+        // Only when set, so that the builds without area cells keep their ids.
+        ...(o.areaCities > 0 ? { areaCities: o.areaCities } : {}),
         models: o.models,
         years: o.years,
         sources,
