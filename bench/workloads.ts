@@ -94,11 +94,23 @@ export function climateWorkloads(catalog: Catalog): Workload[] {
     ['heat_wave_incidents monthly', paths('indicator/heat_wave_incidents/?time_aggregation=monthly')],
     ['dry_spells monthly', paths('indicator/dry_spells/?time_aggregation=monthly')],
     ['raw century, 3 variables, agg=avg', paths('')],
+    ['area: frost_days yearly over the most populous city', areaPaths(catalog)],
   ];
   return defs.flatMap(([name, p]) => [
     { name: `${name}`, paths: p, connections: 1 },
     { name: `${name}`, paths: p, connections: 16 },
   ]);
+}
+
+/**
+ * An area request over the most populous city's boundary (every cell of it has data in the default
+ * build): frost_days yearly, all 21 models, 86 to 95 of the RCP85 years, each path distinct.
+ */
+function areaPaths(catalog: Catalog): string[] {
+  const city = [...catalog.cities].sort((a, b) => b.population - a.population).find((c) => catalog.boundaries.has(c.id))!;
+  const spans: string[] = [];
+  for (let a = 0; a < 30; a++) for (let b = 0; b < 30; b++) spans.push(`${2006 + a}:${2100 - b}`);
+  return shuffled(spans.map((years) => `/api/climate-data/area/RCP85/indicator/frost_days/?city=${city.id}&years=${years}`), 11);
 }
 
 /** The cells' files, for the scan floor: a bare DuckDB scan of the values one request reads. */

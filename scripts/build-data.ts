@@ -3,11 +3,12 @@
  *   DATA_DIR    (default data/build) where the build goes; built next to it and swapped in at the end
  *   DATA_CITIES (default 50) most populous cities whose map cells get climate data
  *   DATA_SEED   (default 1) seed of the synthetic generator
+ *   DATA_AREA_CITIES (default 3) most populous cities whose boundary's NEX-GDDP cells all get climate data
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
-import { BuildError, buildDataset } from '../src/ingest/build.js';
+import { AREA_CITIES, BuildError, buildDataset } from '../src/ingest/build.js';
 import { buildFailureHints } from '../src/ingest/buildFailure.js';
 
 const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
@@ -24,6 +25,7 @@ const int = (name: string, fallback: number) => {
 const outDir = path.resolve(env('DATA_DIR') ?? path.join(ROOT, 'data', 'build'));
 const climateCities = int('DATA_CITIES', 50);
 const seed = int('DATA_SEED', 1);
+const areaCities = int('DATA_AREA_CITIES', AREA_CITIES);
 
 // A build interrupted with Ctrl-C removes its half-written folder; after a kill -9 the next build does.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -34,8 +36,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-console.log(`Building the default data into ${outDir}: climate data for the cells of the ${climateCities} most populous cities, seed ${seed}`);
-buildDataset({ outDir, climateCities, seed }).then(
+console.log(`Building the default data into ${outDir}: climate data for the cells of the ${climateCities} most populous cities and of the boundaries of the first ${Math.min(areaCities, climateCities)}, seed ${seed}`);
+buildDataset({ outDir, climateCities, seed, areaCities }).then(
   () => process.exit(0),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

@@ -1,5 +1,6 @@
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
+import { areaRoutes } from './areas/routes.js';
 import { BuildProgress } from './climate/buildProgress.js';
 import { rawDataRoutes } from './climate/routes.js';
 import { indicatorRoutes } from './indicators/routes.js';
@@ -80,6 +81,8 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   const accountLimits = accountThrottles({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
   const throttle = caching.afterThrottle(accountLimits.perRequest);
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
+  // Before the single-cell routes: their {city} segment would take `area`.
+  app.use(areaRoutes({ ...climate, maxAreaVertices: config.MAX_AREA_VERTICES, maxAreaCells: config.MAX_AREA_CELLS }));
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));
   app.use(

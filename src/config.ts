@@ -64,6 +64,10 @@ const envSchema = z.object({
   MAX_BATCH_LOCATIONS: z.coerce.number().int().min(1).default(1000),
   /** A batch counts against the throttle as one request per this many distinct map cells, rounded up. */
   BATCH_CELLS_PER_REQUEST: z.coerce.number().int().min(1).default(10),
+  /** Most vertices of a POSTed area (GeoJSON polygon); more is a 400. */
+  MAX_AREA_VERTICES: z.coerce.number().int().min(4).default(10_000),
+  /** Most map cells with data in one area request; each costs one cell's query, so more is a 400. */
+  MAX_AREA_CELLS: z.coerce.number().int().min(1).default(200),
   /** pino level of the JSON request log and server messages; `silent` turns logging off. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `off` drops the request and query metrics and GET /metrics (the bench measures their cost). */
@@ -81,6 +85,8 @@ const envSchema = z.object({
   /** The default data: how many of the most populous cities get climate data, and the generator's seed. */
   DATA_CITIES: z.coerce.number().int().min(0).default(50),
   DATA_SEED: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(1),
+  /** `make data` and DATA_AUTOBUILD: most populous cities whose boundary's NEX-GDDP cells all get climate data (areas). */
+  DATA_AREA_CITIES: z.coerce.number().int().min(0).default(3),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

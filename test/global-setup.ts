@@ -7,8 +7,8 @@ import { buildDataset } from '../src/ingest/build.js';
 
 /**
  * One small deterministic dataset for the whole suite, made by the same generator as the default
- * data: the full reference catalog, climate data for the 3 most populous cities' cells, a few
- * models and a few years per scenario.
+ * data: the full reference catalog, climate data for the 3 most populous cities' cells and the
+ * cells of New York City's boundary, a few models and a few years per scenario.
  */
 export const TEST_BUILD = {
   climateCities: 3,
@@ -16,6 +16,9 @@ export const TEST_BUILD = {
   models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] },
   years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as Record<string, [number, number]>,
 };
+
+/** The shared build also has every NEX-GDDP cell of New York City's boundary, for area requests with full coverage. */
+export const TEST_AREA_CITIES = 1;
 
 /**
  * A hash of the contents of every input of the test build: all of src/ and sql/, the committed
@@ -34,11 +37,11 @@ function inputsHash(): string {
 export default async function setup(project: TestProject) {
   const outDir = path.join(ROOT, '.tmp', 'test-data');
   const stamp = path.join(outDir, 'test-build.json');
-  const wanted = JSON.stringify({ options: TEST_BUILD, inputs: inputsHash() });
+  const wanted = JSON.stringify({ options: { ...TEST_BUILD, areaCities: TEST_AREA_CITIES }, inputs: inputsHash() });
   // Rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast.
   const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
   if (!fresh) {
-    await buildDataset({ outDir, ...TEST_BUILD, log: () => {} });
+    await buildDataset({ outDir, ...TEST_BUILD, areaCities: TEST_AREA_CITIES, log: () => {} });
     fs.writeFileSync(stamp, wanted);
   }
   project.provide('dataDir', outDir);

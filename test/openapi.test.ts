@@ -165,6 +165,10 @@ const SAMPLES: Record<string, string> = {
   indicatorDataAtPoint: '/api/climate-data/40.3/-74.6/historical/indicator/frost_days/?distance=100000&dataset=LOCA',
   rawDataBatch: '/api/climate-data/batch/RCP85/?years=2052&variables=tasmax,pr',
   indicatorDataBatch: '/api/climate-data/batch/RCP45/indicator/percentile_precipitation/?time_aggregation=monthly&agg=avg,95th',
+  rawDataForArea: '/api/climate-data/area/RCP85/?city=5128581&years=2050&variables=tasmax',
+  indicatorDataForArea: '/api/climate-data/area/RCP85/indicator/frost_days/?bbox=-74.1,40.6,-73.8,40.8&area_agg=max',
+  rawDataForPostedArea: '/api/climate-data/area/RCP45/?years=2051&variables=pr',
+  indicatorDataForPostedArea: '/api/climate-data/area/historical/indicator/dry_spells/?agg=median',
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
   getToken: '/api-token-auth/',
@@ -197,6 +201,16 @@ describe('responses match the documented shapes', () => {
       expect(res.body.results.map((r: { data?: unknown }) => r.data !== undefined)).toEqual([true, true, true, false]);
       expect(Object.keys(doc.paths[op.path].post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '413', '429']));
       expect(Object.keys(doc.paths[op.path].post.responses['200'].content)).toEqual(['application/json', 'application/x-ndjson', 'text/csv', 'application/vnd.apache.arrow.stream']);
+      }
+    });
+
+  it('answers the POST area operations with a body of the documented 200 schema', async () => {
+    const body = { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[-74, 40.6], [-73.8, 40.6], [-73.9, 40.8], [-74, 40.6]]] } };
+    for (const id of ['rawDataForPostedArea', 'indicatorDataForPostedArea']) {
+      const op = operations(t.catalog).find((o) => o.operationId === id)!;
+      expect(op.method).toBe('post');
+      const res = await request(t.app).post(SAMPLES[id]!).set('Authorization', `Token ${t.token}`).send(body).expect(200);
+      checkBody(op, res.headers['content-type'] as string, res.body, id);
     }
   });
 

@@ -207,7 +207,8 @@ describe('DATA_AUTOBUILD: a first start builds the default data while serving', 
   it('is healthy at once, serves the catalog in seconds, resumes after a stop, and reports ready when complete', async () => {
     const dir = path.join(tmp, 'autobuild');
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const env = { DATA_DIR: dir, DATA_AUTOBUILD: 'on', DATA_CITIES: '1', PORT: String(port), ACCOUNTS_DB: path.join(tmp, 'autobuild-accounts.duckdb') };
+    // DATA_AREA_CITIES=0: the city's own cells only, as this test counts them.
+    const env = { DATA_DIR: dir, DATA_AUTOBUILD: 'on', DATA_CITIES: '1', DATA_AREA_CITIES: '0', PORT: String(port), ACCOUNTS_DB: path.join(tmp, 'autobuild-accounts.duckdb') };
     const base = `http://127.0.0.1:${port}`;
     const first = startServer(env);
     const early = await until('the first answer', async () => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiOverrideContext, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { batchOperations } from '../batch/batchOpenApi.js';
 import { rawDataQuery } from '../climate/params.js';
+import { areaOperations } from '../areas/openapiOperations.js';
 import { ROOT } from '../config.js';
 import { INDICATORS } from '../indicators/metadata.js';
 import { indicatorQuery } from '../indicators/params.js';
@@ -51,7 +52,7 @@ const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
 /** Output formats of the four climate data endpoints: `format`, or the Accept header. */
 export const DATA_FORMATS = { json: 'application/json', csv: 'text/csv', arrow: 'application/vnd.apache.arrow.stream' } as const;
-const formatQuery = {
+export const formatQuery = {
   format: z
     .enum(Object.keys(DATA_FORMATS) as [keyof typeof DATA_FORMATS])
     .default('json')
@@ -61,14 +62,14 @@ const formatQuery = {
         `Without it, Accept: ${DATA_FORMATS.csv} or ${DATA_FORMATS.arrow} chooses the format.`,
     }),
 };
-const dataContent = (schema: z.ZodType) => ({
+export const dataContent = (schema: z.ZodType) => ({
   ...json(schema),
   [DATA_FORMATS.csv]: { schema: z.string() },
   [DATA_FORMATS.arrow]: { schema: z.string().meta({ format: 'binary' }) },
 });
 
 /** Documentation-only schemas for path segments the routes look up (a miss is a 404, not a 400). */
-function pathParams(catalog: Catalog) {
+export function pathParams(catalog: Catalog) {
   const names = <T extends { name: string }>(items: T[]) => items.map((i) => i.name) as [string, ...string[]];
   const id = (description: string) => z.string().meta({ description, override: wireType('integer', 1) });
   return {
@@ -299,6 +300,7 @@ export function operations(catalog: Catalog): Operation[] {
     climate('indicator', 'city'),
     climate('indicator', 'point'),
     ...batchOperations(p, { raw: { ...rawQuery, ...distanceQuery, ...formatQuery }, indicator: { ...indQuery, ...distanceQuery, ...formatQuery } }, DATA_FORMATS),
+    ...areaOperations(catalog),
     {
       method: 'get',
       path: '/openapi.json',

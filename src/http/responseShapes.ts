@@ -43,7 +43,7 @@ const multiPolygon = z.strictObject({
   type: z.literal('MultiPolygon'),
   coordinates: z.array(z.array(z.array(position))),
 });
-const polygonal = z.strictObject({
+export const polygonal = z.strictObject({
   type: z.enum(['Polygon', 'MultiPolygon']),
   coordinates: z.array(z.array(z.unknown())).meta({ description: 'GeoJSON (Multi)Polygon coordinates.' }),
 });

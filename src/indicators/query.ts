@@ -1,4 +1,4 @@
-import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBResultReader, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { sortedValues, statistic } from './acrossModels.js';
@@ -106,7 +106,7 @@ export function variablesOf(template: string): Set<string> {
   return names;
 }
 
-async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
+export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
   const wanted = variablesOf(template);
   let held = current.get(conn);
   if (!held) current.set(conn, (held = new Map()));
@@ -155,17 +155,25 @@ export function servedStatement(name: string): string {
   return sql;
 }
 
+/**
+ * Per period, the requested statistics across models of the lists a period_values statement
+ * returns (period, vals).
+ */
+export function periodStats(reader: DuckDBResultReader, aggs: string[]): PeriodStats[] {
+  const stats = aggs.map((name) => [name, statistic(name)] as const);
+  // No columns at all when there are no rows.
+  const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
+  return periods.map((period, i) => {
+    const sorted = sortedValues(lists[i]!);
+    return { period, stats: stats.map(([name, stat]) => [name, stat(sorted)]) };
+  });
+}
+
 /** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[]> {
   const sql = servedStatement(r.name);
-  const stats = r.aggs.map((name) => [name, statistic(name)] as const);
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
-    // No columns at all when there are no rows.
-    const [periods = [], lists = []] = (await conn.runAndReadAll(sql)).getColumnsJS() as [string[]?, (number | null)[][]?];
-    return periods.map((period, i) => {
-      const sorted = sortedValues(lists[i]!);
-      return { period, stats: stats.map(([name, stat]) => [name, stat(sorted)]) };
-    });
+    return periodStats(await conn.runAndReadAll(sql), r.aggs);
   });
 }

@@ -11,8 +11,10 @@ import { GRIDS } from '../reference/grids.js';
 import { BuildError } from './buildError.js';
 import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
-import { Coastline } from './geometry.js';
-import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES } from './sources.js';
+import { bboxOf, Coastline } from './geometry.js';
+import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES, type SourceBoundary } from './sources.js';
+import { coverOf } from '../areas/cells.js';
+import { catalogPolygons } from '../areas/geometry.js';
 import { forEachOnConnections } from '../db/workers.js';
 import { loadSummaryMacros, writeCellSummaries } from './summaries.js';
 import { cellClimate, writeSyntheticCell } from './synthetic.js';
@@ -29,6 +31,12 @@ export interface BuildOptions {
   climateCities: number;
   /** Seed of the synthetic generator (integer, 0 .. 2^31-1). */
   seed: number;
+  /**
+   * How many of the most populous cities (at most climateCities) get NEX-GDDP data in every map cell
+   * of their boundary, for area requests with full coverage (default none; the default data build
+   * and the test build set it).
+   */
+  areaCities?: number;
   /** Per dataset, a subset of its models (default: all). */
   models?: Partial<Record<string, string[]>>;
   /** Per scenario, a narrower year range (default: the scenario's full range). */
@@ -75,6 +83,7 @@ export interface BuildPlan extends Manifest {
 interface ResolvedOptions {
   climateCities: number;
   seed: number;
+  areaCities: number;
   models: Record<string, string[]>;
   years: Record<ScenarioName, [number, number]>;
 }
@@ -109,7 +118,9 @@ export function resolveOptions(opts: Omit<BuildOptions, 'outDir' | 'log'>): Reso
     }
     years[name] = [y0, y1];
   }
-  return { climateCities: opts.climateCities, seed: opts.seed, models, years };
+  const areaCities = opts.areaCities ?? 0;
+  if (!Number.isInteger(areaCities) || areaCities < 0) throw new BuildError(`areaCities must be a non-negative integer, got ${areaCities}.`);
+  return { climateCities: opts.climateCities, seed: opts.seed, areaCities: Math.min(areaCities, opts.climateCities), models, years };
 }
 
 /** Identifies what a build contains: seed, options, source files and generator text. */
@@ -122,6 +133,8 @@ function buildId(o: ResolvedOptions): string {
       JSON.stringify({
         seed: o.seed,
         climateCities: o.climateCities,
+        // Only when set, so that the builds without area cells keep their ids.
+        ...(o.areaCities > 0 ? { areaCities: o.areaCities } : {}),
         models: o.models,
         years: o.years,
         sources,
@@ -251,8 +264,12 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
       if (cc && o.models[d.name]!.length > 0) withData.add(`${d.name}:${cc.cell_id}`);
     }
   }
+  // Then every NEX-GDDP cell of the most populous cities' boundaries, so that an area request over
+  // them has full coverage (src/areas/): a few dozen cells, after the cities' own.
+  const areaCells = boundaryCells(top.slice(0, o.areaCities), boundaries, o.models);
+  for (const c of areaCells) withData.add(`${c.dataset}:${c.cell_id}`);
   const order = [...withData];
-  const cells = mapCellRows(cityCells, coast, withData);
+  const cells = mapCellRows(cityCells, coast, withData, areaCells);
 
   log('writing the catalog (9 Parquet tables)');
   const catalog = (name: string) => path.join(staging, `${name}.parquet`);
@@ -322,6 +339,29 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
     `catalog ${mb(catalogBytes)}: ${cityTable.length} cities (${cityTable.filter((c) => c.region_id === null).length} without ecoregion, ` +
     `${cityTable.filter((c) => c.coastal).length} coastal), ${boundaryTable.length} boundaries, ${regions.length} regions, ${cells.length} map cells`;
   return { cells: planned, datasets, summary };
+}
+
+/** How many of the most populous cities get climate data in every map cell of their boundary in the default data (DATA_AREA_CITIES). */
+export const AREA_CITIES = 3;
+
+/** The NEX-GDDP cells covering the cities' boundaries (cities without one add none). */
+function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceBoundary>, models: Record<string, string[]>): { dataset: string; cell_id: number }[] {
+  const dataset = 'NEX-GDDP';
+  if ((models[dataset] ?? []).length === 0) return [];
+  const out: { dataset: string; cell_id: number }[] = [];
+  for (const city of cities) {
+    const b = boundaries.get(city.id);
+    if (!b) continue;
+    const polygons = catalogPolygons(JSON.stringify(b.geometry));
+    // Every cell of the boundary's bbox is wanted: those it covers come back with their areas.
+    const [x0, y0, x1, y1] = bboxOf(polygons);
+    const grid = GRIDS[dataset]!;
+    const all = new Set<number>();
+    for (let row = Math.floor((y0 - grid.lat0) / grid.size); row <= Math.floor((y1 - grid.lat0) / grid.size); row++)
+      for (let col = Math.floor((x0 - grid.lon0) / grid.size); col <= Math.floor((x1 - grid.lon0) / grid.size); col++) all.add(row * grid.cols + col);
+    for (const c of coverOf(grid, polygons, all).cells) out.push({ dataset, cell_id: c.cellId });
+  }
+  return out;
 }
 
 /** JSON written beside its target and renamed over it: readers see the old file or the new one. */

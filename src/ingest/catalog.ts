@@ -141,9 +141,10 @@ export interface MapCellRow {
   coast_km: number;
 }
 
-export function mapCellRows(cityCells: CityCellRow[], coast: Coastline, withData: Set<string>): MapCellRow[] {
+/** The map cells of the cities, and `others` (cells of areas given data without a city of their own). */
+export function mapCellRows(cityCells: CityCellRow[], coast: Coastline, withData: Set<string>, others: { dataset: string; cell_id: number }[] = []): MapCellRow[] {
   const seen = new Map<string, MapCellRow>();
-  for (const cc of cityCells) {
+  for (const cc of [...cityCells, ...others]) {
     const key = `${cc.dataset}:${cc.cell_id}`;
     if (seen.has(key)) continue;
     const { lat, lon } = cellCentre(GRIDS[cc.dataset]!, cc.cell_id);

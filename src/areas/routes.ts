@@ -1,0 +1,163 @@
+import express, { Router, type Request, type Response } from 'express';
+import { climateFile, summaryFile } from '../climate/files.js';
+import { scenarioOr404 } from '../climate/location.js';
+import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from '../climate/params.js';
+import { dailyDataJson } from '../climate/rawData.js';
+import { dailyDataArrow } from '../climate/rawArrow.js';
+import { dailyDataCsv } from '../climate/rawCsv.js';
+import { request, type ClimateDeps } from '../climate/routes.js';
+import { safeFileName, type TableLabels } from '../climate/tableLabels.js';
+import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
+import { HttpError } from '../http/errors.js';
+import { queryFields } from '../http/queryParams.js';
+import { indicatorArrow } from '../indicators/indicatorArrow.js';
+import { indicatorCsv } from '../indicators/indicatorCsv.js';
+import { customSpans, indicatorQuery, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits } from '../indicators/params.js';
+import { findIndicator, indicatorJson } from '../indicators/registry.js';
+import { dataJson } from '../indicators/indicatorData.js';
+import type { Dataset, Scenario } from '../reference/catalog.js';
+import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
+import { queryAreaIndicator, type AreaCellRequest } from './areaIndicator.js';
+import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
+
+export interface AreaDeps extends ClimateDeps {
+  maxAreaVertices: number;
+  maxAreaCells: number;
+}
+
+/** What a CSV or Arrow answer says of the area: how it was asked for, as an API path. */
+function areaLabels(req: Request, area: Area, dataset: Dataset, scenario: Scenario): TableLabels {
+  const query = req.query as Record<string, unknown>;
+  const named = (['region', 'city', 'bbox'] as const).find((n) => req.method === 'GET' && typeof query[n] === 'string');
+  const place = named ? `${named}_${String(query[named])}` : 'polygon';
+  const location = named ? `area/${named}/${String(query[named])}` : 'area/polygon';
+  return { location, feature: area.featureJson, dataset: dataset.name, scenario: scenario.name, fileStem: safeFileName(['climate-data', 'area', place, scenario.name, dataset.name].join('_')) };
+}
+
+/**
+ * GET and POST /api/climate-data/area/{scenario}/ (daily data) and .../indicator/{name}/ over an
+ * area: an ecoregion, a city's boundary, a bbox, or a posted GeoJSON polygon. Mounted before the
+ * single-cell routes, whose `{city}` segment would otherwise take `area`.
+ */
+export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears, maxAreaVertices, maxAreaCells }: AreaDeps): Router {
+  const router = Router();
+  const indicatorFields = queryFields({ ...indicatorQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
+  const rawFields = queryFields({ ...rawDataQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
+  // 10,000 vertices are about 400 KB of GeoJSON; pretty-printed, more.
+  const body = express.json({ limit: '4mb', type: ['application/json', 'application/geo+json'] });
+
+  /** The area of the request and its cells with data, each ready to read (503 while one is being built). */
+  function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Area {
+    const query = request(req).query;
+    const { shape, origin } = req.method === 'POST' ? areaOfBody(req.body, query, maxAreaVertices) : areaOfQuery(catalog, query);
+    return areaCells(catalog, dataset, shape, origin, maxAreaCells, (cellId) => {
+      progress.requireCell(dataset.name, cellId);
+      return climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined;
+    });
+  }
+
+  async function sendIndicator(req: Request, res: Response) {
+    const { query, params } = request(req);
+    const q = indicatorFields;
+    const scenario = scenarioOr404(catalog, params.scenario);
+    const dataset = q.dataset(query);
+    const meta = findIndicator(params.name ?? '');
+    if (!meta) throw new HttpError(404, `Indicator ${params.name} does not exist.`);
+    const format = negotiateFormat(req);
+    const models = parseModels(dataset, q.models(query));
+    const aggs = q.agg(query);
+    const areaAgg = q.area_agg(query);
+    const timeAggregation = q.time_aggregation(query);
+    const spans = customSpans(timeAggregation, query, q.custom_time_agg);
+    const units = parseUnits(meta, q.units(query));
+    const vars = parseIndicatorVariables(meta, query, q);
+    const available = scenarioYears(catalog, scenario);
+    const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
+    let years = windowYears;
+    // As for one cell: an offset year is named by its first calendar year and also needs the next one.
+    if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
+    const relativeTo = parseBaseline(catalog, query, q);
+    const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
+    checkCost(years.length + baselineYears.length, models.length, maxModelYears);
+    const area = areaOf(req, dataset, scenario);
+
+    let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
+    if (years.length > 0) {
+      const historical = (cellId: number, what: string) => {
+        const file = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
+        if (!file) throw new HttpError(404, `No historical ${dataset.name} data for map cell ${cellId} of this area, so no ${what}.`);
+        return file;
+      };
+      const cells: AreaCellRequest[] = area.cells.map(({ cellId, weight }) => ({
+        cellId,
+        weight,
+        file: climateFile(catalog.dataDir, dataset.name, scenario.name, cellId)!,
+        monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
+        historicFile: vars.historicRange ? historical(cellId, `historic baseline for ${meta.name}`) : undefined,
+        baseline: relativeTo
+          ? { file: historical(cellId, 'baseline for relative_to'), monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId), years: baselineYears, change: relativeTo.change }
+          : undefined,
+      }));
+      const all = models.length === dataset.models.length;
+      // Windows are made of each model's yearly values.
+      const periods = windows ? 'yearly' : timeAggregation;
+      rows = await queryAreaIndicator(queries, { name: meta.name, models: all ? undefined : models, years, timeAggregation: periods, spans, aggs, units, windows, ...vars }, cells, areaAgg);
+    }
+    if (format !== 'json') {
+      const labels = areaLabels(req, area, dataset, scenario);
+      const ctx = { labels, indicator: meta.name, units, timeAggregation, models, relativeTo };
+      return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
+    }
+    res
+      .vary('Accept')
+      .type('application/json')
+      .send(
+        `{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
+          `"indicator":${JSON.stringify(indicatorJson(meta, catalog.historicRanges))},"climate_models":${JSON.stringify(models)},` +
+          `"time_aggregation":${JSON.stringify(timeAggregation)},"units":${JSON.stringify(units)},` +
+          (relativeTo ? `"relative_to":${JSON.stringify(relativeTo)},` : '') +
+          `"data":${dataJson(rows)}}`,
+      );
+  }
+
+  async function sendRaw(req: Request, res: Response) {
+    const { query, params } = request(req);
+    const q = rawFields;
+    const scenario = scenarioOr404(catalog, params.scenario);
+    const dataset = q.dataset(query);
+    const format = negotiateFormat(req);
+    const agg = q.agg(query);
+    const areaAgg = q.area_agg(query);
+    const models = parseModels(dataset, q.models(query));
+    const variables = q.variables(query);
+    const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
+    checkCost(years.length, models.length, maxModelYears);
+    const area = areaOf(req, dataset, scenario);
+    const rawQuery = {
+      cells: area.cells.map((c) => ({ file: climateFile(catalog.dataDir, dataset.name, scenario.name, c.cellId)!, weight: c.weight })),
+      models,
+      years,
+      variables,
+      agg,
+      areaAgg,
+    };
+    const empty = years.length === 0 || variables.length === 0;
+    if (format !== 'json') {
+      const cols = empty ? undefined : await queryAreaRawData(queries, rawQuery);
+      const labels = areaLabels(req, area, dataset, scenario);
+      return sendTable(res, format, labels.fileStem, format === 'csv' ? dailyDataCsv(cols, variables, agg, labels) : dailyDataArrow(cols, variables, { labels, agg, models }));
+    }
+    const members = empty ? [] : dailyDataJson(await queryAreaRawDataText(queries, rawQuery), variables);
+    const head =
+      `{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
+      `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":{`;
+    res.vary('Accept').type('application/json');
+    sendPieces(res, [head, ...members.flatMap((m, i) => (i > 0 ? [',', m] : [m])), '}}']);
+  }
+
+  router.get('/api/climate-data/area/:scenario/indicator/:name/', throttle, sendIndicator);
+  router.post('/api/climate-data/area/:scenario/indicator/:name/', throttle, body, sendIndicator);
+  router.get('/api/climate-data/area/:scenario/', throttle, sendRaw);
+  router.post('/api/climate-data/area/:scenario/', throttle, body, sendRaw);
+  return router;
+}
