@@ -127,6 +127,10 @@ describe('production build', () => {
     expect(frost.status).toBe(200);
     expect(Object.keys(JSON.parse(frost.body).data).length).toBeGreaterThan(0);
     expect((await get('/api/climate-data/5128581/RCP85/?years=2050')).status).toBe(200);
+    // An area: its outline is clipped on the compiled clipping thread (areas/coverWorker.js).
+    const area = await get('/api/climate-data/area/RCP85/indicator/frost_days/?city=5128581&years=2050');
+    expect(area.status, area.body).toBe(200);
+    expect(JSON.parse(area.body).area.properties.cells_with_data).toBeGreaterThan(1);
     expect((await get('/docs/init.js')).status).toBe(200);
     expect((await get('/openapi.json')).status).toBe(200);
 

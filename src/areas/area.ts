@@ -3,7 +3,8 @@ import { single } from '../climate/params.js';
 import { badRequest, HttpError, notFound } from '../http/errors.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { cellCentre, GRIDS } from '../reference/grids.js';
-import { coverOf, type AreaCover } from './cells.js';
+import type { AreaCover } from './cells.js';
+import type { CoverThread } from './coverThread.js';
 import { bboxPolygon, catalogPolygons, parseAreaGeoJson, type AreaGeometry } from './geometry.js';
 
 export const AREA_AGGS = ['mean', 'min', 'max'] as const;
@@ -100,20 +101,14 @@ export function areaOfBody(body: unknown, query: Record<string, unknown>, maxVer
  * maxCells. `readable` says whether a cell with data in the catalog can be read for the request
  * (it may throw a 503 while the cell is being built).
  */
-export function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaGeometry, origin: Origin, maxCells: number, readable: (cellId: number) => boolean): Area {
+export async function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaGeometry, origin: Origin, maxCells: number, readable: (cellId: number) => boolean, clipper: CoverThread): Promise<Area> {
   const grid = GRIDS[dataset.name]!;
   const key = 'region' in origin ? `${dataset.name}|region|${origin.region}` : 'city' in origin ? `${dataset.name}|city|${origin.city}` : undefined;
   let covers = catalogCovers.get(catalog);
   if (!covers) catalogCovers.set(catalog, (covers = new Map()));
   let cover = key ? covers.get(key) : undefined;
   if (!cover) {
-    try {
-      cover = coverOf(grid, shape.polygons, cellsWithData(catalog, dataset.name));
-    } catch (err) {
-      // polygon-clipping gives up on some degenerate outlines (rings that fold onto themselves
-      // within rounding) that pass the checks: the area, not the server, is at fault.
-      throw badRequest(`The area could not be clipped to the map cells (${err instanceof Error ? err.message : String(err)}). Simplify or repair the geometry.`);
-    }
+    cover = await clipper.cover(grid, shape.polygons, cellsWithData(catalog, dataset.name));
     if (key) covers.set(key, cover);
   }
   cover = { count: cover.count, cells: cover.cells.filter((c) => readable(c.cellId)) };

@@ -16,6 +16,7 @@ import { customSpans, indicatorQuery, multiYearWindows, parseBaseline, parseIndi
 import { findIndicator, indicatorJson } from '../indicators/registry.js';
 import { dataJson } from '../indicators/indicatorData.js';
 import type { Dataset, Scenario } from '../reference/catalog.js';
+import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
 import { queryAreaIndicator, type AreaCellRequest } from './areaIndicator.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
@@ -23,6 +24,8 @@ import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 export interface AreaDeps extends ClimateDeps {
   maxAreaVertices: number;
   maxAreaCells: number;
+  /** Clipping an area past this many milliseconds is given up (QUERY_TIMEOUT_MS). */
+  clipTimeoutMs: number;
 }
 
 /** What a CSV or Arrow answer says of the area: how it was asked for, as an API path. */
@@ -39,7 +42,7 @@ function areaLabels(req: Request, area: Area, dataset: Dataset, scenario: Scenar
  * area: an ecoregion, a city's boundary, a bbox, or a posted GeoJSON polygon. Mounted before the
  * single-cell routes, whose `{city}` segment would otherwise take `area`.
  */
-export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears, maxAreaVertices, maxAreaCells }: AreaDeps): Router {
+export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears, maxAreaVertices, maxAreaCells, clipTimeoutMs }: AreaDeps): Router {
   const router = Router();
   const indicatorFields = queryFields({ ...indicatorQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
   const rawFields = queryFields({ ...rawDataQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
@@ -47,13 +50,14 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
   const body = express.json({ limit: '4mb', type: ['application/json', 'application/geo+json'] });
 
   /** The area of the request and its cells with data, each ready to read (503 while one is being built). */
-  function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Area {
+  const clipper = new CoverThread(clipTimeoutMs);
+  function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Promise<Area> {
     const query = request(req).query;
     const { shape, origin } = req.method === 'POST' ? areaOfBody(req.body, query, maxAreaVertices) : areaOfQuery(catalog, query);
     return areaCells(catalog, dataset, shape, origin, maxAreaCells, (cellId) => {
       progress.requireCell(dataset.name, cellId);
       return climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined;
-    });
+    }, clipper);
   }
 
   async function sendIndicator(req: Request, res: Response) {
@@ -79,7 +83,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const relativeTo = parseBaseline(catalog, query, q);
     const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
     checkCost(years.length + baselineYears.length, models.length, maxModelYears);
-    const area = areaOf(req, dataset, scenario);
+    const area = await areaOf(req, dataset, scenario);
 
     let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
     if (years.length > 0) {
@@ -132,7 +136,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const variables = q.variables(query);
     const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
     checkCost(years.length, models.length, maxModelYears);
-    const area = areaOf(req, dataset, scenario);
+    const area = await areaOf(req, dataset, scenario);
     const rawQuery = {
       cells: area.cells.map((c) => ({ file: climateFile(catalog.dataDir, dataset.name, scenario.name, c.cellId)!, weight: c.weight })),
       models,

@@ -1,0 +1,86 @@
+import { Worker } from 'node:worker_threads';
+import { badRequest } from '../http/errors.js';
+import type { Grid } from '../reference/grids.js';
+import type { AreaCover } from './cells.js';
+import type { CoverJob } from './coverWorker.js';
+import type { MultiPolygon } from './geometry.js';
+
+/**
+ * Clipping an area to the map cells runs on a thread of its own: the largest ecoregions take
+ * seconds the first time, and on the event loop every other request would wait for them. One area
+ * at a time, in order; an area that takes longer than `timeoutMs` is given up (its thread is ended
+ * and the next area gets a new one) and answered 400. The thread is started on first use and does
+ * not keep the process alive.
+ */
+export class CoverThread {
+  private worker?: Promise<Worker>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  cover(grid: Grid, polygons: MultiPolygon, wanted: Set<number>): Promise<AreaCover> {
+    const job: CoverJob = { grid, polygons, wanted: [...wanted] };
+    const run = this.queue.then(() => this.run(job));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run(job: CoverJob): Promise<AreaCover> {
+    const worker = await (this.worker ??= startWorker().catch((err: unknown) => {
+      this.worker = undefined;
+      throw err;
+    }));
+    return new Promise<AreaCover>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      };
+      const onMessage = (m: { cover?: AreaCover; error?: string }) => {
+        done();
+        if (m.cover) resolve(m.cover);
+        // polygon-clipping gives up on some degenerate outlines (rings that fold onto themselves
+        // within rounding) that pass the checks: the area, not the server, is at fault.
+        else reject(badRequest(`The area could not be clipped to the map cells (${m.error}). Simplify or repair the geometry.`));
+      };
+      const onError = (err: Error) => {
+        done();
+        this.worker = undefined;
+        reject(err);
+      };
+      const timer = setTimeout(() => {
+        done();
+        this.worker = undefined;
+        void worker.terminate();
+        reject(badRequest(`The area took more than ${this.timeoutMs / 1000} s to clip to the map cells; send a simpler outline (fewer vertices) or a smaller area.`));
+      }, this.timeoutMs);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.postMessage(job);
+    });
+  }
+
+  close() {
+    void this.worker?.then((w) => w.terminate());
+    this.worker = undefined;
+  }
+}
+
+/**
+ * The compiled server runs coverWorker.js beside this module; from the TypeScript sources (tests,
+ * tsx scripts) scripts/ts-worker.mjs registers tsx's loader in the thread and imports coverWorker.ts.
+ */
+function startWorker(): Promise<Worker> {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const worker = fromSources
+    ? new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), { workerData: { entry: new URL('./coverWorker.ts', import.meta.url).href } })
+    : new Worker(new URL('./coverWorker.js', import.meta.url));
+  worker.unref();
+  return new Promise((resolve, reject) => {
+    worker.once('message', () => {
+      worker.off('error', reject);
+      resolve(worker);
+    });
+    worker.once('error', reject);
+  });
+}
