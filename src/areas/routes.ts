@@ -1,7 +1,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { climateFile, summaryFile } from '../climate/files.js';
 import { scenarioOr404 } from '../climate/location.js';
-import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin } from '../climate/params.js';
+import { rawDataQuery } from '../climate/params.js';
+import { rawDataPlan } from '../climate/rawDataPlan.js';
 import { dailyDataJson } from '../climate/rawData.js';
 import { dailyDataArrow } from '../climate/rawArrow.js';
 import { dailyDataCsv } from '../climate/rawCsv.js';
@@ -12,9 +13,9 @@ import { HttpError } from '../http/errors.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv } from '../indicators/indicatorCsv.js';
-import { customSpans, indicatorQuery, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits } from '../indicators/params.js';
-import { findIndicator, indicatorJson } from '../indicators/registry.js';
-import { dataJson } from '../indicators/indicatorData.js';
+import { indicatorQuery } from '../indicators/params.js';
+import { indicatorJson } from '../indicators/registry.js';
+import { dataJson, indicatorHead, indicatorPlan } from '../indicators/indicatorData.js';
 import type { Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
@@ -62,27 +63,12 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
 
   async function sendIndicator(req: Request, res: Response) {
     const { query, params } = request(req);
-    const q = indicatorFields;
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
-    const meta = findIndicator(params.name ?? '');
-    if (!meta) throw new HttpError(404, `Indicator ${params.name} does not exist.`);
+    const dataset = indicatorFields.dataset(query);
     const format = negotiateFormat(req);
-    const models = parseModels(dataset, q.models(query));
-    const aggs = q.agg(query);
-    const areaAgg = q.area_agg(query);
-    const timeAggregation = q.time_aggregation(query);
-    const spans = customSpans(timeAggregation, query, q.custom_time_agg);
-    const units = parseUnits(meta, q.units(query));
-    const vars = parseIndicatorVariables(meta, query, q);
-    const available = scenarioYears(catalog, scenario);
-    const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
-    let years = windowYears;
-    // As for one cell: an offset year is named by its first calendar year and also needs the next one.
-    if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
-    const relativeTo = parseBaseline(catalog, query, q);
-    const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
-    checkCost(years.length + baselineYears.length, models.length, maxModelYears);
+    const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
+    const areaAgg = indicatorFields.area_agg(query);
+    const { meta, models, years, relativeTo, vars } = plan;
     const area = await areaOf(req, dataset, scenario);
 
     let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
@@ -99,43 +85,33 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
         monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
         historicFile: vars.historicRange ? historical(cellId, `historic baseline for ${meta.name}`) : undefined,
         baseline: relativeTo
-          ? { file: historical(cellId, 'baseline for relative_to'), monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId), years: baselineYears, change: relativeTo.change }
+          ? { file: historical(cellId, 'baseline for relative_to'), monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId), years: plan.baselineYears, change: relativeTo.change }
           : undefined,
       }));
       const all = models.length === dataset.models.length;
       // Windows are made of each model's yearly values.
-      const periods = windows ? 'yearly' : timeAggregation;
-      rows = await queryAreaIndicator(queries, { name: meta.name, models: all ? undefined : models, years, timeAggregation: periods, spans, aggs, units, windows, ...vars }, cells, areaAgg);
+      const periods = plan.windows ? 'yearly' : plan.timeAggregation;
+      const base = { name: meta.name, models: all ? undefined : models, years, timeAggregation: periods, spans: plan.spans, aggs: plan.aggs, units: plan.units, windows: plan.windows, ...vars };
+      rows = await queryAreaIndicator(queries, base, cells, areaAgg);
     }
     if (format !== 'json') {
       const labels = areaLabels(req, area, dataset, scenario);
-      const ctx = { labels, indicator: meta.name, units, timeAggregation, models, relativeTo };
+      const ctx = { labels, indicator: meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models, relativeTo };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     res
       .vary('Accept')
       .type('application/json')
-      .send(
-        `{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
-          `"indicator":${JSON.stringify(indicatorJson(meta, catalog.historicRanges))},"climate_models":${JSON.stringify(models)},` +
-          `"time_aggregation":${JSON.stringify(timeAggregation)},"units":${JSON.stringify(units)},` +
-          (relativeTo ? `"relative_to":${JSON.stringify(relativeTo)},` : '') +
-          `"data":${dataJson(rows)}}`,
-      );
+      .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${indicatorHead(plan, indicatorJson(meta, catalog.historicRanges))}"data":${dataJson(rows)}}`);
   }
 
   async function sendRaw(req: Request, res: Response) {
     const { query, params } = request(req);
-    const q = rawFields;
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
+    const dataset = rawFields.dataset(query);
     const format = negotiateFormat(req);
-    const agg = q.agg(query);
-    const areaAgg = q.area_agg(query);
-    const models = parseModels(dataset, q.models(query));
-    const variables = q.variables(query);
-    const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
-    checkCost(years.length, models.length, maxModelYears);
+    const areaAgg = rawFields.area_agg(query);
+    const { agg, models, variables, years } = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
     const area = await areaOf(req, dataset, scenario);
     const rawQuery = {
       cells: area.cells.map((c) => ({ file: climateFile(catalog.dataDir, dataset.name, scenario.name, c.cellId)!, weight: c.weight })),
