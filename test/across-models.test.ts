@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { openDuckDB } from '../src/db/duckdb.js';
-import { sqlFile } from '../src/db/sqlFiles.js';
+import { macrosSession } from './helpers.js';
 import { sortedValues, statistic } from '../src/indicators/acrossModels.js';
 
 /**
@@ -12,9 +11,7 @@ let db: DuckDBInstance;
 let conn: DuckDBConnection;
 
 beforeAll(async () => {
-  db = await openDuckDB({ threads: 2, memoryLimit: '256MB' });
-  conn = await db.connect();
-  for (const statement of sqlFile('indicators/macros.sql').split(/;\s*\n/)) if (statement.replace(/--.*$/gm, '').trim()) await conn.run(statement);
+  ({ db, conn } = await macrosSession(2));
 });
 
 afterAll(() => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type express from 'express';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { inject } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createAuth, type Auth } from '../src/auth/index.js';
@@ -46,4 +47,12 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
   const account = (await auth.accounts.findByEmail('tester@example.com')) ?? (await auth.accounts.create('tester@example.com', await hashPassword('test-password')));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
   return { app: createApp({ config, catalog, queries, auth, throttleStores }), token, catalog, auth, config, queries, throttleStores };
+}
+
+/** An in-memory DuckDB with the indicator macros loaded, as every pooled connection has them. */
+export async function macrosSession(threads: number): Promise<{ db: DuckDBInstance; conn: DuckDBConnection }> {
+  const db = await openDuckDB({ threads, memoryLimit: '512MB' });
+  const conn = await db.connect();
+  await conn.run(sqlFile('indicators/macros.sql'));
+  return { db, conn };
 }

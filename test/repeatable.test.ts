@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { openDuckDB } from '../src/db/duckdb.js';
-import { sqlFile } from '../src/db/sqlFiles.js';
+import { macrosSession } from './helpers.js';
 
 /**
  * Answers are repeatable to the last bit: the means over a window's years and over a baseline's
@@ -12,9 +11,7 @@ let db: DuckDBInstance;
 let conn: DuckDBConnection;
 
 beforeAll(async () => {
-  db = await openDuckDB({ threads: 4, memoryLimit: '512MB' });
-  conn = await db.connect();
-  for (const statement of sqlFile('indicators/macros.sql').split(/;\s*\n/)) if (statement.replace(/--.*$/gm, '').trim()) await conn.run(statement);
+  ({ db, conn } = await macrosSession(4));
   // 40 models x 6,000 periods, half of them a baseline's (negative ids); values spread over 9
   // orders of magnitude so that the order of a sum shows in its last bits.
   await conn.run(`CREATE TABLE per_model AS
