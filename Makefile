@@ -33,11 +33,11 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
-# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the lockfile, the
-# tsconfig esbuild reads or the build script changed. The folders are listed too: a removed or
-# renamed file changes its folder's time only.
+# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the explorer page's
+# web/, the lockfile, the tsconfig esbuild reads or a build script changed. The folders are
+# listed too: a removed or renamed file changes its folder's time only.
 DIST := dist/server.js
-$(DIST): $(STAMP) $(shell find src sql) package-lock.json tsconfig.json scripts/build-dist.ts
+$(DIST): $(STAMP) $(shell find src sql web) package-lock.json tsconfig.json scripts/build-dist.ts scripts/build-explorer.ts
 	$(TSX) scripts/build-dist.ts
 
 build: $(DIST)
@@ -59,6 +59,7 @@ reload:
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/tsc -p web/tsconfig.json
 
 test: typecheck
 	node_modules/.bin/vitest run
@@ -99,3 +100,4 @@ bench-soak: setup $(DIST)
 # Where one request's time goes (README, Benchmarks): in one process, each step timed alone.
 bench-budget: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/budget.ts
+

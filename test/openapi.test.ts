@@ -163,6 +163,7 @@ const SAMPLES: Record<string, string> = {
   indicatorDataAtPoint: '/api/climate-data/40.3/-74.6/historical/indicator/frost_days/?distance=100000&dataset=LOCA',
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
+  explorerPage: '/explore/',
   getToken: '/api-token-auth/',
   refreshToken: '/api-token-auth/refresh/',
 };
