@@ -30,14 +30,15 @@ let t: TestApp;
 let server: Server;
 let base: string;
 let browser: Browser;
+let assetsDir: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
   // The page built from web/explorer/ as scripts/build-dist.ts builds it, into a folder of this test's.
-  const assets = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-e2e-')), 'assets');
-  await buildExplorer(assets);
+  assetsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-e2e-')), 'assets');
+  await buildExplorer(assetsDir);
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
-  server = createApp({ ...t, explorerAssets: assets }).listen(0, '127.0.0.1');
+  server = createApp({ ...t, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -51,6 +52,9 @@ afterAll(async () => {
   }
 });
 
+/** expect.poll with room for a loaded machine: signing in runs scrypt, each view three queries. */
+const poll = <T>(fn: () => T | Promise<T>, options: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 15_000, ...options });
+
 interface Opened {
   page: Page;
   outside: string[];
@@ -58,7 +62,7 @@ interface Opened {
 }
 
 /** The page in a new context (its own sessionStorage): other hosts refused and listed, page errors and CSP violations collected. */
-async function openExplorer(query = ''): Promise<Opened> {
+async function openExplorer(query = '', origin = base): Promise<Opened> {
   if (!hasChromium) throw new Error(MISSING);
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 1000 } });
   const page = await context.newPage();
@@ -66,7 +70,7 @@ async function openExplorer(query = ''): Promise<Opened> {
   const errors: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
+    if (url.startsWith(`${origin}/`)) return route.continue();
     outside.push(url);
     return route.abort();
   });
@@ -77,7 +81,7 @@ async function openExplorer(query = ''): Promise<Opened> {
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`Content-Security-Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
-  const response = await page.goto(`${base}/explore/${query}`);
+  const response = await page.goto(`${origin}/explore/${query}`);
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
   return { page, outside, errors };
@@ -130,20 +134,20 @@ describe('GET /explore/ in headless Chromium', () => {
     const { page, outside, errors } = await openExplorer();
     await signIn(page);
     // The token is kept in sessionStorage, not in the address.
-    await expect.poll(() => page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBe(t.token);
+    await poll(() => page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBe(t.token);
 
     // Boston is offered, but the test build has no data for it: the 404 as a sentence, no chart.
     await page.getByRole('searchbox', { name: 'Search cities' }).fill('bost');
-    await expect.poll(() => matches(page).getByRole('button', { name: /^Boston, MA/ }).count()).toBe(1);
+    await poll(() => matches(page).getByRole('button', { name: /^Boston, MA/ }).count()).toBe(1);
     await matches(page).getByRole('button', { name: /^Boston, MA/ }).click();
-    await expect.poll(() => chart(page).textContent()).toContain('No NEX-GDDP data available for city 4930956 (Boston, MA).');
+    await poll(() => chart(page).textContent()).toContain('No NEX-GDDP data available for city 4930956 (Boston, MA).');
     expect(await chart(page).locator('canvas').count()).toBe(0);
     expect(await page.getByRole('table', { name: 'Data table' }).count()).toBe(0);
 
     await pickCity(page, 'New York', /^New York City, NY/);
     await page.getByRole('combobox', { name: 'Indicator' }).selectOption('frost_days');
     await chart(page).locator('canvas').waitFor();
-    await expect.poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }));
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }));
     expect(await tableHeaders(page)).toEqual([
       ['Period', 'Historical', 'RCP 4.5', 'RCP 8.5'],
       ['10th', 'median', '90th', '10th', 'median', '90th', '10th', 'median', '90th'],
@@ -155,28 +159,28 @@ describe('GET /explore/ in headless Chromium', () => {
     // The hover read-out: the legend shows the period under the cursor.
     const box = (await chart(page).locator('.u-over').boundingBox())!;
     await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
-    await expect.poll(() => chart(page).locator('.u-legend .u-series').first().textContent()).toContain('2052');
+    await poll(() => chart(page).locator('.u-legend .u-series').first().textContent()).toContain('2052');
 
     await page.getByLabel('Dataset').selectOption('LOCA');
-    await expect.poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'LOCA', time_aggregation: 'yearly' }));
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'LOCA', time_aggregation: 'yearly' }));
     await page.getByLabel('Time aggregation').selectOption('monthly');
     const monthly = await expectedRows({ dataset: 'LOCA', time_aggregation: 'monthly' });
     expect(monthly.length).toBeGreaterThan(24);
-    await expect.poll(() => tableRows(page)).toEqual(monthly);
+    await poll(() => tableRows(page)).toEqual(monthly);
 
     // The view is in the address and a reload restores it.
     const url = new URL(page.url());
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ city: String(NEW_YORK), indicator: 'frost_days', dataset: 'LOCA', time_aggregation: 'monthly' });
     expect(page.url()).not.toContain(t.token);
     await page.reload();
-    await expect.poll(() => tableRows(page)).toEqual(monthly);
+    await poll(() => tableRows(page)).toEqual(monthly);
     expect(await page.getByRole('combobox', { name: 'Indicator' }).inputValue()).toBe('frost_days');
     expect(await page.getByLabel('Dataset').inputValue()).toBe('LOCA');
     expect(await page.getByLabel('Time aggregation').inputValue()).toBe('monthly');
 
     // The CSV download is the API's own CSV, byte for byte.
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'RCP 8.5 CSV' }).click()]);
-    const q = new URLSearchParams({ agg: '10th,median,90th', dataset: 'LOCA', time_aggregation: 'monthly', units: 'days', format: 'csv' });
+    const q = new URLSearchParams({ agg: '10th,median,90th', dataset: 'LOCA', time_aggregation: 'monthly', format: 'csv' });
     const api = await fetch(`${base}/api/climate-data/${NEW_YORK}/RCP85/indicator/frost_days/?${q}`, { headers: { Authorization: `Token ${t.token}` } });
     expect(api.status).toBe(200);
     expect(fs.readFileSync((await csv.path())!)).toEqual(Buffer.from(await api.arrayBuffer()));
@@ -196,7 +200,7 @@ describe('GET /explore/ in headless Chromium', () => {
     await chart(page).locator('canvas').waitFor();
     await page.getByLabel('Show the change against a historic baseline').check();
     // The suite's historical years are 1990-1992: no 30-year baseline fits, and the API says so.
-    await expect.poll(() => chart(page).textContent()).toContain('relative_to must be the start year of a historic range');
+    await poll(() => chart(page).textContent()).toContain('relative_to must be the start year of a historic range');
     expect(await chart(page).locator('canvas').count()).toBe(0);
     expect(new URL(page.url()).searchParams.get('relative_to')).toBe('1971');
     await page.getByLabel('Show the change against a historic baseline').uncheck();
@@ -222,7 +226,7 @@ describe('GET /explore/ in headless Chromium', () => {
     const { page, outside, errors } = await openExplorer();
     await signIn(page);
     const dots = page.locator('#map svg circle');
-    await expect.poll(() => dots.count(), { timeout: 20_000 }).toBe(withData.length);
+    await poll(() => dots.count(), { timeout: 20_000 }).toBe(withData.length);
     expect((await dots.evaluateAll((cs) => cs.map((c) => c.getAttribute('aria-label')))).sort()).toEqual([...withData].sort());
     expect(await page.locator('#map svg .regions path').count()).toBeGreaterThan(10);
 
@@ -240,14 +244,14 @@ describe('GET /explore/ in headless Chromium', () => {
     const [nearest, second] = byDistance;
     expect(Math.hypot(second!.x - click.x, second!.y - click.y) - Math.hypot(nearest!.x - click.x, nearest!.y - click.y)).toBeGreaterThan(2);
     await page.mouse.click(click.x, click.y);
-    await expect.poll(() => page.locator('#place-current').textContent()).toBe(nearest!.name);
+    await poll(() => page.locator('#place-current').textContent()).toBe(nearest!.name);
     await chart(page).locator('canvas').waitFor();
 
     // The keyboard: a dot is a button.
     await page.locator('#map').getByRole('button', { name: 'Los Angeles, CA', exact: true }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => new URL(page.url()).searchParams.get('city')).toBe('5368361');
-    await expect.poll(() => page.locator('#place-current').textContent()).toBe('Los Angeles, CA');
+    await poll(() => new URL(page.url()).searchParams.get('city')).toBe('5368361');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Los Angeles, CA');
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -257,7 +261,7 @@ describe('GET /explore/ in headless Chromium', () => {
     const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
     await page.getByLabel('Password').waitFor();
     await signIn(page, 'wrong password');
-    await expect.poll(() => page.locator('#sign-in-message').textContent()).toBe('Unable to log in with provided credentials.');
+    await poll(() => page.locator('#sign-in-message').textContent()).toBe('Unable to log in with provided credentials.');
     await signIn(page);
     await chart(page).locator('canvas').waitFor();
 
@@ -266,7 +270,7 @@ describe('GET /explore/ in headless Chromium', () => {
     expect(refreshed.status).toBe(200);
     t.token = ((await refreshed.json()) as { token: string }).token;
     await page.getByLabel('Time aggregation').selectOption('monthly');
-    await expect.poll(() => page.getByLabel('Password').isVisible()).toBe(true);
+    await poll(() => page.getByLabel('Password').isVisible()).toBe(true);
     expect(await page.locator('#sign-in-message').textContent()).toContain('Please sign in again');
     expect(await page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBeNull();
 
@@ -275,10 +279,31 @@ describe('GET /explore/ in headless Chromium', () => {
     await chart(page).locator('canvas').waitFor();
     expect(await page.getByLabel('Time aggregation').inputValue()).toBe('monthly');
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect.poll(() => page.getByLabel('Password').isVisible()).toBe(true);
+    await poll(() => page.getByLabel('Password').isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBeNull();
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
+  }, 60_000);
+
+  it('says how long to wait when the account is over its request limit', async () => {
+    // An app of its own with a limit of 4 climate requests a minute: the first view's 3 requests
+    // pass, the next view's are refused with 429 and Retry-After.
+    const limited = await testApp({ THROTTLE_BURST_RATE: '4/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
+    const limitedServer = createApp({ ...limited, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
+    await once(limitedServer, 'listening');
+    const origin = `http://127.0.0.1:${(limitedServer.address() as AddressInfo).port}`;
+    try {
+      const { page, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`, origin);
+      await signIn(page);
+      await chart(page).locator('canvas').waitFor();
+      await page.getByLabel('Time aggregation').selectOption('monthly');
+      await poll(() => chart(page).textContent()).toMatch(/This account has made too many requests for now\. Please try again in \d+ seconds?\./);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    } finally {
+      limitedServer.closeAllConnections();
+      await new Promise((resolve) => limitedServer.close(resolve));
+    }
   }, 60_000);
 });

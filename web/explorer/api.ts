@@ -34,7 +34,7 @@ function retryAfterSeconds(res: Response): number | undefined {
 export async function errorFor(res: Response): Promise<ApiError> {
   const detail = await detailOf(res);
   if (res.status === 401) {
-    return new ApiError('Your session has ended (the token was refreshed or revoked elsewhere). Please sign in again.', 401, true);
+    return new ApiError('Your session has ended: the token expired, or it was refreshed or revoked elsewhere. Please sign in again.', 401, true);
   }
   if (res.status === 429) {
     const wait = retryAfterSeconds(res);

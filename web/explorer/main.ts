@@ -50,6 +50,8 @@ let mapShown = false;
 let drawing: AbortController | undefined;
 /** What the chart shows now: the PNG's title and the scenarios it holds. */
 let shown: { title: string; scenarios: string[] } | undefined;
+/** Settles when start() has put the indicator list, datasets, historic ranges and place into the page (or reported why not). */
+let reference: Promise<unknown> = Promise.resolve();
 
 function writeUrl(): void {
   history.replaceState(null, '', `?${queryFromState(state)}`);
@@ -102,8 +104,9 @@ function renderIndicatorControls(): void {
   for (const o of el.timeAggregation.options) o.disabled = !indicator.valid_aggregations.includes(o.value);
   if (!indicator.valid_aggregations.includes(state.time_aggregation)) state.time_aggregation = 'yearly';
   el.units.replaceChildren(...indicator.available_units.map((u) => option(u, u === indicator.default_units ? `${u} (default)` : u)));
-  if (!indicator.available_units.includes(state.units)) state.units = indicator.default_units;
-  el.units.value = state.units;
+  // '' is the indicator's default units, left out of the address and the requests.
+  if (!indicator.available_units.includes(state.units) || state.units === indicator.default_units) state.units = '';
+  el.units.value = state.units || indicator.default_units;
 }
 
 function renderViewControls(): void {
@@ -126,8 +129,6 @@ function yLabel(indicator: Indicator, units: string): string {
 /** The three scenarios' answers for the view, one request each; the chart and table from those that answered. */
 async function draw(): Promise<void> {
   drawing?.abort();
-  const indicator = currentIndicator();
-  if (!indicator) return;
   if (state.city === undefined) {
     el.chartMessage.textContent = 'Choose a place: search for a city or click the map.';
     return;
@@ -139,8 +140,11 @@ async function draw(): Promise<void> {
   el.chartMessage.classList.remove('error');
   el.chartMessage.textContent = 'Loading…';
   el.chart.setAttribute('aria-busy', 'true');
-  const results = await Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(state, s.name), token, controller.signal)));
+  // The requests go out at once; the indicator's label (for the axis) may still be on its way.
+  const [results] = await Promise.all([Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(state, s.name), token, controller.signal))), reference]);
   if (controller.signal.aborted) return;
+  const indicator = currentIndicator();
+  if (!indicator) return;
   el.chart.removeAttribute('aria-busy');
   const answers: Record<string, IndicatorData> = {};
   const problems: string[] = [];
@@ -180,7 +184,13 @@ async function draw(): Promise<void> {
   el.chartTitle.textContent = shown.title;
   el.downloads.hidden = false;
   for (const b of el.downloads.querySelectorAll<HTMLButtonElement>('button[data-csv]')) b.disabled = !names.includes(b.dataset.csv!);
-  if (!mapShown) showMap();
+  // After the chart is on the screen: the map's outlines are most of the page's data.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      performance.mark('explorer-chart-shown');
+      if (!mapShown) showMap();
+    }),
+  );
 }
 
 function showMap(): void {
@@ -218,13 +228,19 @@ async function start(): Promise<void> {
   el.signInSection.hidden = true;
   el.explorer.hidden = false;
   el.signOut.hidden = false;
+  const loading = Promise.all([
+    apiJson<Indicator[]>('/api/indicator/', token),
+    apiJson<Dataset[]>('/api/dataset/', token),
+    apiJson<HistoricRange[]>('/api/historic-range/', token),
+    state.city === undefined ? undefined : apiJson<CityFeature>(`/api/city/${state.city}/`, token).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err))),
+  ]);
+  let applied!: () => void;
+  reference = new Promise<void>((resolve) => (applied = resolve));
+  // The view of the address is requested together with the metadata, not after it.
+  const requested = state.city === undefined ? undefined : indicatorPath(state, 'historical');
+  if (requested) void draw();
   try {
-    const [list, datasets, historic, place] = await Promise.all([
-      apiJson<Indicator[]>('/api/indicator/', token),
-      apiJson<Dataset[]>('/api/dataset/', token),
-      apiJson<HistoricRange[]>('/api/historic-range/', token),
-      state.city === undefined ? undefined : apiJson<CityFeature>(`/api/city/${state.city}/`, token).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err))),
-    ]);
+    const [list, datasets, historic, place] = await loading;
     indicators = list;
     ranges = historic;
     city = place;
@@ -233,15 +249,21 @@ async function start(): Promise<void> {
     el.baseline.replaceChildren(...ranges.map((r) => option(String(r.start_year), `${r.start_year}-${r.end_year}`)));
     showPlace();
     renderIndicatorControls();
-    update();
+    renderViewControls();
+    writeUrl();
+    // Redrawn only if the metadata changed the view (an unknown indicator, parameters it lacks).
+    if (requested !== (state.city === undefined ? undefined : indicatorPath(state, 'historical'))) void draw();
     if (state.city === undefined) showMap();
   } catch (err) {
     report(err);
+  } finally {
+    applied();
   }
 }
 
 el.signInForm.addEventListener('submit', (ev) => {
   ev.preventDefault();
+  performance.mark('explorer-sign-in');
   el.signInMessage.textContent = 'Signing in…';
   signIn(el.email.value, el.password.value).then(
     (token) => {
@@ -276,7 +298,7 @@ el.windows.addEventListener('change', () => {
   update();
 });
 el.units.addEventListener('change', () => {
-  state.units = el.units.value;
+  state.units = el.units.value === currentIndicator()?.default_units ? '' : el.units.value;
   update();
 });
 el.relative.addEventListener('change', () => {

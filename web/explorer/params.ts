@@ -44,7 +44,7 @@ function option(value: string, text: string, selected: boolean): HTMLOptionEleme
 /**
  * The controls of the indicator's own parameters in `container`, each with its label and the
  * metadata's description as help text; values from `current` (the URL) or the defaults. Returns
- * the values the controls start with.
+ * the values the controls start with that are not the defaults.
  */
 export function renderParams(
   container: HTMLElement,
@@ -55,7 +55,10 @@ export function renderParams(
 ): Record<string, string> {
   container.replaceChildren();
   const controls: Array<HTMLInputElement | HTMLSelectElement> = [];
-  const read = () => Object.fromEntries(controls.map((c) => [c.name, c.value.trim()]));
+  const defaults = new Map(indicator.parameters.map((p) => [p.name, p.default === undefined ? '' : String(p.default)]));
+  // Only the values that differ from the API's defaults: the address and the requests stay those
+  // of the choices made, the same before and after the metadata has loaded.
+  const read = () => Object.fromEntries(controls.map((c) => [c.name, c.value.trim()]).filter(([name, value]) => value !== '' && value !== defaults.get(name!)));
   for (const p of ownParams(indicator)) {
     const id = `param-${p.name}`;
     const value = current[p.name] ?? (p.default === undefined ? '' : String(p.default));
