@@ -306,4 +306,62 @@ describe('GET /explore/ in headless Chromium', () => {
       await new Promise((resolve) => limitedServer.close(resolve));
     }
   }, 60_000);
+
+  it('works from the keyboard alone, and its text meets the WCAG AA contrast ratio', async () => {
+    const { page, outside, errors } = await openExplorer();
+    // The sign-in form takes the focus; Tab moves through it, Enter submits.
+    await page.getByLabel('Email').waitFor();
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    const search = page.getByRole('searchbox', { name: 'Search cities' });
+    await search.waitFor();
+    for (let i = 0; i < 10 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    expect(await search.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('Chicago');
+    await matches(page).getByRole('button', { name: /^Chicago, IL/ }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Chicago, IL');
+    await chart(page).locator('canvas').waitFor();
+    // A select changes with the arrow keys.
+    await page.getByLabel('Time aggregation').focus();
+    await page.keyboard.press('ArrowDown');
+    await poll(() => new URL(page.url()).searchParams.get('time_aggregation')).toBe('monthly');
+    await poll(() => tableRows(page).then((rows) => rows[0]?.[0])).toMatch(/^\d{4}-\d{2}$/);
+
+    // Text against its background: 4.5:1 for normal text, 3:1 for large (WCAG 2.x AA).
+    const low = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const luminance = ([r, g, b]: number[]) => {
+        const lin = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
+      };
+      const background = (el: Element | null): number[] => {
+        for (; el; el = el.parentElement) {
+          const c = rgb(getComputedStyle(el).backgroundColor);
+          if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const problems: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement!;
+        if (!node.textContent!.trim() || el.closest('[hidden]') || el.getClientRects().length === 0) continue;
+        const style = getComputedStyle(el);
+        const [a, b] = [luminance(rgb(style.color).slice(0, 3)), luminance(background(el))];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        const size = parseFloat(style.fontSize);
+        const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+        if (ratio < (large ? 3 : 4.5)) problems.push(`${el.tagName} "${node.textContent!.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+      }
+      return problems;
+    });
+    expect(low).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
 });
