@@ -143,9 +143,10 @@ async function draw(): Promise<void> {
   // The requests go out at once; the indicator's label (for the axis) may still be on its way.
   const [results] = await Promise.all([Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(state, s.name), token, controller.signal))), reference]);
   if (controller.signal.aborted) return;
+  el.chart.removeAttribute('aria-busy');
+  // No indicator list: start() has put its error in the page.
   const indicator = currentIndicator();
   if (!indicator) return;
-  el.chart.removeAttribute('aria-busy');
   const answers: Record<string, IndicatorData> = {};
   const problems: string[] = [];
   let units = state.units;
