@@ -102,8 +102,8 @@ async function apiData(scenario: string, query: Record<string, string>, token = 
 }
 
 /** The rows the data table must show for these answers: period, then 10th, median, 90th per scenario (2 decimals). */
-async function expectedRows(query: Record<string, string>): Promise<string[][]> {
-  const answers = await Promise.all(SCENARIOS.map((s) => apiData(s, query)));
+async function expectedRows(query: Record<string, string>, perScenario: Record<string, Record<string, string>> = {}): Promise<string[][]> {
+  const answers = await Promise.all(SCENARIOS.map((s) => apiData(s, { ...query, ...perScenario[s] })));
   const periods = [...new Set(answers.flatMap((a) => Object.keys(a)))].sort();
   const show = (v: number | undefined) => (v === undefined || v === null ? '' : String(Math.round(v * 100) / 100));
   return periods.map((p) => [p, ...answers.flatMap((a) => ['10th', 'median', '90th'].map((stat) => show(a[p]?.[stat])))]);
@@ -194,7 +194,7 @@ describe('GET /explore/ in headless Chromium', () => {
     await page.context().close();
   }, 120_000);
 
-  it('shows the API refusal of a baseline outside the data as a sentence, not a blank chart, and the change once the baseline is dropped', async () => {
+  it('shows the API refusal of a baseline outside the data as a sentence, not a blank chart; decadal periods and windows', async () => {
     const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
     await signIn(page);
     await chart(page).locator('canvas').waitFor();
@@ -205,6 +205,23 @@ describe('GET /explore/ in headless Chromium', () => {
     expect(new URL(page.url()).searchParams.get('relative_to')).toBe('1971');
     await page.getByLabel('Show the change against a historic baseline').uncheck();
     await chart(page).locator('canvas').waitFor();
+
+    // Decadal periods and windows of years, as the API labels them.
+    await page.getByLabel('Time aggregation').selectOption('decadal');
+    const decadal = await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'decadal' });
+    expect(decadal.map((r) => r[0])).toEqual(['1990-1999', '2050-2059']);
+    await poll(() => tableRows(page)).toEqual(decadal);
+    await page.getByLabel('Time aggregation').selectOption('window');
+    await page.getByLabel('Windows (start:end, comma separated)').fill('1990:1992,2050:2052');
+    await page.getByLabel('Windows (start:end, comma separated)').press('Enter');
+    // Each scenario is asked for the windows within its years: the API refuses a window without any.
+    const windows = await expectedRows(
+      { dataset: 'NEX-GDDP', time_aggregation: 'window' },
+      { historical: { windows: '1990:1992' }, RCP45: { windows: '2050:2052' }, RCP85: { windows: '2050:2052' } },
+    );
+    expect(windows.map((r) => r[0])).toEqual(['1990-1992', '2050-2052']);
+    await poll(() => tableRows(page)).toEqual(windows);
+    expect(new URL(page.url()).searchParams.get('windows')).toBe('1990:1992,2050:2052');
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();

@@ -3,6 +3,7 @@ import { INDICATORS } from '../src/indicators/metadata.js';
 import { listedOptions } from '../web/explorer/params.js';
 import { joinScenarios, periodX } from '../web/explorer/series.js';
 import { indicatorPath, queryFromState, stateFromQuery } from '../web/explorer/state.js';
+import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
 
 /** The explorer's browser modules that need no DOM: period placing, the URL state, the parameter choices. */
 describe('the explorer page modules', () => {
@@ -45,5 +46,16 @@ describe('the explorer page modules', () => {
     expect(listedOptions(param('max_temperature_threshold', 'threshold_units'))).toEqual(['F', 'C', 'K']);
     expect(listedOptions(param('precipitation_threshold', 'threshold_units'))).toEqual(['kg/m^2/s', 'mm/day', 'in/day']);
     expect(listedOptions(param('cooling_degree_days', 'basetemp'))).toBeUndefined();
+  });
+
+  it('asks each scenario for the windows that overlap its years', () => {
+    const windows = '1971:2000,1991:2020,2041:2070, 2071:2100';
+    expect(windowsWithin(windows, 1950, 2005)).toBe('1971:2000,1991:2020');
+    expect(windowsWithin(windows, 2006, 2100)).toBe('1991:2020,2041:2070,2071:2100');
+    expect(windowsWithin('1971:2000', 2006, 2100)).toBe('');
+    // Not a span: left for the API to explain.
+    expect(windowsWithin('2041-2070', 2006, 2100)).toBe('2041-2070');
+    expect(yearSpan(['2052', '2050', '2051'])).toEqual([2050, 2052]);
+    expect(yearSpan([])).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { session } from './session.js';
 import { indicatorPath, queryFromState, SCENARIOS, stateFromQuery, type ViewState } from './state.js';
 import { renderTable } from './table.js';
 import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
+import { windowsWithin, yearSpan } from './windows.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const el = {
@@ -50,6 +51,8 @@ let mapShown = false;
 let drawing: AbortController | undefined;
 /** What the chart shows now: the PNG's title and the scenarios it holds. */
 let shown: { title: string; scenarios: string[] } | undefined;
+/** Per scenario, the windows its chart, table and CSV were asked for (window aggregation only). */
+let scenarioWindows: Record<string, string> = {};
 /** Settles when start() has put the indicator list, datasets, historic ranges and place into the page (or reported why not). */
 let reference: Promise<unknown> = Promise.resolve();
 
@@ -140,9 +143,17 @@ async function draw(): Promise<void> {
   el.chartMessage.classList.remove('error');
   el.chartMessage.textContent = 'Loading…';
   el.chart.setAttribute('aria-busy', 'true');
-  // The requests go out at once; the indicator's label (for the axis) may still be on its way.
-  const [results] = await Promise.all([Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(state, s.name), token, controller.signal))), reference]);
+  const windows = state.time_aggregation === 'window' ? await windowsPerScenario(token, controller.signal) : {};
   if (controller.signal.aborted) return;
+  // The requests go out at once; the indicator's label (for the axis) may still be on its way.
+  const requests = SCENARIOS.map((s) =>
+    windows[s.name] === ''
+      ? Promise.reject(new ApiError("None of the windows falls within this scenario's years.", 400))
+      : apiJson<IndicatorAnswer>(indicatorPath(state, s.name, undefined, windows[s.name]), token, controller.signal),
+  );
+  const [results] = await Promise.all([Promise.allSettled(requests), reference]);
+  if (controller.signal.aborted) return;
+  scenarioWindows = windows;
   el.chart.removeAttribute('aria-busy');
   // No indicator list: start() has put its error in the page.
   const indicator = currentIndicator();
@@ -190,6 +201,23 @@ async function draw(): Promise<void> {
     setTimeout(() => {
       performance.mark('explorer-chart-shown');
       if (!mapShown) showMap();
+    }),
+  );
+}
+
+/**
+ * Each scenario's windows, from its years in the data: those of the yearly view's answer (the
+ * browser's cache has it when that view was shown). A scenario whose years are unknown gets all
+ * the windows, and its request then says what is wrong.
+ */
+async function windowsPerScenario(token: string, signal: AbortSignal): Promise<Record<string, string>> {
+  const yearly = { ...state, time_aggregation: 'yearly', relative_to: '' };
+  const answers = await Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(yearly, s.name), token, signal)));
+  return Object.fromEntries(
+    SCENARIOS.map((s, i) => {
+      const answer = answers[i]!;
+      const span = answer.status === 'fulfilled' ? yearSpan(Object.keys(answer.value.data)) : undefined;
+      return [s.name, span ? windowsWithin(state.windows, ...span) : state.windows];
     }),
   );
 }
@@ -294,6 +322,11 @@ el.timeAggregation.addEventListener('change', () => {
   state.time_aggregation = el.timeAggregation.value;
   update();
 });
+// Enter in a field of the form applies it here instead of submitting the form (and leaving the page).
+$<HTMLFormElement>('view-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  if (el.windows.value.trim() !== state.windows) el.windows.dispatchEvent(new Event('change'));
+});
 el.windows.addEventListener('change', () => {
   state.windows = el.windows.value.trim();
   update();
@@ -316,7 +349,7 @@ for (const button of el.downloads.querySelectorAll<HTMLButtonElement>('button[da
     if (!token) return showSignIn();
     const scenario = button.dataset.csv!;
     try {
-      const res = await apiGet(indicatorPath(state, scenario, 'csv'), token);
+      const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario]), token);
       saveBlob(await res.blob(), dispositionFilename(res.headers.get('Content-Disposition')) ?? `${state.indicator}-${state.city}-${scenario}.csv`);
     } catch (err) {
       report(err);

@@ -57,10 +57,13 @@ export function queryFromState(s: ViewState): string {
   return q.toString();
 }
 
-/** The indicator request of one scenario for this view (format=csv for the download). */
-export function indicatorPath(s: ViewState, scenario: string, format?: 'csv'): string {
+/**
+ * The indicator request of one scenario for this view (format=csv for the download); `windows`:
+ * those of the view that fall within the scenario's years (windows.ts).
+ */
+export function indicatorPath(s: ViewState, scenario: string, format?: 'csv', windows = s.windows): string {
   const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset, time_aggregation: s.time_aggregation });
-  if (s.time_aggregation === 'window') q.set('windows', s.windows);
+  if (s.time_aggregation === 'window') q.set('windows', windows);
   if (s.units) q.set('units', s.units);
   if (s.relative_to) q.set('relative_to', s.relative_to);
   for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
