@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak bench-explorer
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
 	@echo "make bench-soak - 10 minutes of mixed traffic at 32 clients: 5xx, errors, p99, memory growth"
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
+	@echo "make bench-explorer - the explorer page's weight and time from sign-in to first chart (Chromium)"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
 
@@ -33,11 +34,11 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
-# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the lockfile, the
-# tsconfig esbuild reads or the build script changed. The folders are listed too: a removed or
-# renamed file changes its folder's time only.
+# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the explorer page's
+# web/, the lockfile, the tsconfig esbuild reads or a build script changed. The folders are
+# listed too: a removed or renamed file changes its folder's time only.
 DIST := dist/server.js
-$(DIST): $(STAMP) $(shell find src sql) package-lock.json tsconfig.json scripts/build-dist.ts
+$(DIST): $(STAMP) $(shell find src sql web) package-lock.json tsconfig.json scripts/build-dist.ts scripts/build-explorer.ts
 	$(TSX) scripts/build-dist.ts
 
 build: $(DIST)
@@ -59,6 +60,7 @@ reload:
 
 typecheck: $(STAMP)
 	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/tsc -p web/tsconfig.json
 
 test: typecheck
 	node_modules/.bin/vitest run
@@ -99,3 +101,7 @@ bench-soak: setup $(DIST)
 # Where one request's time goes (README, Benchmarks): in one process, each step timed alone.
 bench-budget: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/budget.ts
+
+# The explorer page (README, Explorer): compressed JS+CSS and sign-in to first chart in Chromium.
+bench-explorer: setup $(DIST)
+	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/explorer.ts

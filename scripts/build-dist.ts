@@ -3,9 +3,9 @@
  * production dependencies, sql/ and the data build. esbuild translates each module on its own
  * (no bundle: the paths stay those of src/, where the server finds its neighbours) in about a
  * second; `make test` type-checks with tsc. Files of src/ that are not TypeScript (the docs page's
- * script) are copied beside the modules that serve them. Last, dist/build-info.json: the
- * fingerprint of the compiled code, sql/ and package-lock.json that the server puts in its ETags
- * (src/http/caching.ts).
+ * script) are copied beside the modules that serve them; the explorer page is bundled from web/
+ * (scripts/build-explorer.ts). Last, dist/build-info.json: the fingerprint of the compiled code,
+ * the page, sql/ and package-lock.json that the server puts in its ETags (src/http/caching.ts).
  * Usage: tsx scripts/build-dist.ts [output folder, default dist]
  */
 import { createHash } from 'node:crypto';
@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { ROOT } from '../src/config.js';
+import { buildExplorer } from './build-explorer.js';
 
 const src = path.join(ROOT, 'src');
 const out = path.resolve(process.argv[2] ?? path.join(ROOT, 'dist'));
@@ -39,6 +40,8 @@ for (const f of sources.filter((f) => !f.endsWith('.ts'))) {
   fs.mkdirSync(path.dirname(path.join(out, path.relative(src, f))), { recursive: true });
   fs.copyFileSync(f, path.join(out, path.relative(src, f)));
 }
+// The explorer page's bundle (web/explorer/), where src/explorer/routes.ts looks for it.
+await buildExplorer(path.join(out, 'explorer', 'assets'));
 
 const hash = createHash('sha1');
 for (const f of [...filesUnder(out).filter((f) => !f.endsWith('.map')), ...filesUnder(path.join(ROOT, 'sql')), path.join(ROOT, 'package-lock.json')]) {

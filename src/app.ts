@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { QueryPool } from './db/queryPool.js';
 import { dataCaching } from './http/caching.js';
 import { docsRoutes } from './http/docsRoutes.js';
+import { explorerRoutes } from './explorer/routes.js';
 import { errorHandler, unknownPath } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
@@ -36,12 +37,14 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** How far the data build is (default: read from catalog.dataDir). */
   progress?: BuildProgress;
+  /** The explorer page's built files (default: explorerAssetsDir()). */
+  explorerAssets?: string;
   /** Where the per-account throttle counts (default: in memory); the same as createAuth's. */
   throttleStores?: ThrottleStores;
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores() }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores(), explorerAssets }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
@@ -68,6 +71,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(options);
   app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN, accounts: auth.accounts, buildId: catalog.manifest.build_id }));
   app.use(docsRoutes(catalog));
+  app.use(explorerRoutes(explorerAssets));
   app.use(trailingSlash);
 
   app.use(auth.tokenRouter);

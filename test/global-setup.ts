@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
+import { buildExplorer } from '../scripts/build-explorer.js';
 
 /**
  * One small deterministic dataset for the whole suite, made by the same generator as the default
@@ -44,6 +45,8 @@ export default async function setup(project: TestProject) {
     await buildDataset({ outDir, ...TEST_BUILD, areaCities: TEST_AREA_CITIES, log: () => {} });
     fs.writeFileSync(stamp, wanted);
   }
+  // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own).
+  await buildExplorer(path.join(ROOT, '.tmp', 'explorer-assets'));
   project.provide('dataDir', outDir);
 }
 

@@ -171,6 +171,7 @@ const SAMPLES: Record<string, string> = {
   indicatorDataForPostedArea: '/api/climate-data/area/historical/indicator/dry_spells/?agg=median',
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
+  explorerPage: '/explore/',
   getToken: '/api-token-auth/',
   refreshToken: '/api-token-auth/refresh/',
 };

@@ -48,6 +48,7 @@ describe('production build', () => {
     expect(fs.existsSync(path.join(dist, 'server.js'))).toBe(true);
     expect(fs.existsSync(path.join(dist, 'ingest', 'autobuildProcess.js'))).toBe(true);
     expect(fs.existsSync(path.join(dist, 'http', 'docsPage', 'init.js'))).toBe(true);
+    expect(fs.existsSync(path.join(dist, 'explorer', 'assets', 'index.html'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(dist, 'build-info.json'), 'utf8')).code_id).toMatch(/^[\w-]{20,}$/);
     // What ships: no test helper (the NetCDF fixture writers live under test/fixtures/).
     const shipped = fs.readdirSync(dist, { recursive: true }) as string[];
@@ -133,6 +134,14 @@ describe('production build', () => {
     expect(JSON.parse(area.body).area.properties.cells_with_data).toBeGreaterThan(1);
     expect((await get('/docs/init.js')).status).toBe(200);
     expect((await get('/openapi.json')).status).toBe(200);
+    // The explorer page and the bundle it names, from dist/ (no esbuild, no web/ in reach).
+    const explorer = await get('/explore/');
+    expect(explorer.status).toBe(200);
+    const scriptPath = /<script defer src="(assets\/[^"]+\.js)">/.exec(explorer.body)?.[1];
+    expect(scriptPath).toBeDefined();
+    const bundle = await get(`/explore/${scriptPath}`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.body).toContain('/api/climate-data/');
 
     server.kill('SIGTERM');
     const code = await new Promise((resolve) => server!.once('exit', resolve));

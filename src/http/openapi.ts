@@ -321,6 +321,16 @@ export function operations(catalog: Catalog): Operation[] {
     },
     {
       method: 'get',
+      path: '/explore/',
+      operationId: 'explorerPage',
+      tag: 'Explorer',
+      summary: 'The web explorer: sign in, pick a place and an indicator, see its chart and numbers',
+      auth: 'none',
+      ok: { description: 'HTML page.', content: { 'text/html': { schema: z.string() } } },
+      extra: { '503': { description: 'The page was not built (make build).', content: json(z.object({ detail: z.string() })) } },
+    },
+    {
+      method: 'get',
       path: '/healthz',
       operationId: 'healthz',
       tag: 'Operations',

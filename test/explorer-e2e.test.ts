@@ -1,0 +1,384 @@
+import fs from 'node:fs';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExplorer } from '../scripts/build-explorer.js';
+import { createApp } from '../src/app.js';
+import { testApp, type TestApp } from './helpers.js';
+
+/**
+ * The explorer page (GET /explore/) in headless Chromium against a started server on the suite's
+ * data, where only the 3 most populous cities (New York City, Los Angeles, Chicago) have climate
+ * data: Boston is found by the search but answers 404, and the main flow uses New York City.
+ * Requests to anywhere but the server are refused and recorded: the page must work offline.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const MISSING = `${CHROMIUM} is missing; the explorer end-to-end test needs it: apt-get install -y --no-install-recommends chromium (.ci/run installs it).`;
+const hasChromium = fs.existsSync(CHROMIUM);
+
+const EMAIL = 'tester@example.com';
+const PASSWORD = 'test-password';
+const NEW_YORK = 5128581;
+const SCENARIOS = ['historical', 'RCP45', 'RCP85'];
+
+let t: TestApp;
+let server: Server;
+let base: string;
+let browser: Browser;
+let assetsDir: string;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  // The page built from web/explorer/ as scripts/build-dist.ts builds it, into a folder of this test's.
+  assetsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-e2e-')), 'assets');
+  await buildExplorer(assetsDir);
+  t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
+  server = createApp({ ...t, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** expect.poll with room for a loaded machine: signing in runs scrypt, each view three queries. */
+const poll = <T>(fn: () => T | Promise<T>, options: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 15_000, ...options });
+
+interface Opened {
+  page: Page;
+  outside: string[];
+  errors: string[];
+}
+
+/** The page in a new context (its own sessionStorage): other hosts refused and listed, page errors and CSP violations collected. */
+async function openExplorer(query = '', origin = base): Promise<Opened> {
+  if (!hasChromium) throw new Error(MISSING);
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 1000 } });
+  const page = await context.newPage();
+  const outside: string[] = [];
+  const errors: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`)) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (/Content[- ]Security[- ]Policy/i.test(msg.text())) errors.push(msg.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content-Security-Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(`${origin}/explore/${query}`);
+  expect(response?.status()).toBe(200);
+  expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+  return { page, outside, errors };
+}
+
+async function signIn(page: Page, password = PASSWORD) {
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The API's answer for one scenario, fetched here with the token. */
+async function apiData(scenario: string, query: Record<string, string>, token = t.token): Promise<Record<string, Record<string, number>>> {
+  const q = new URLSearchParams({ agg: '10th,median,90th', ...query });
+  const res = await fetch(`${base}/api/climate-data/${NEW_YORK}/${scenario}/indicator/frost_days/?${q}`, { headers: { Authorization: `Token ${token}` } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: Record<string, Record<string, number>> }).data;
+}
+
+/** The rows the data table must show for these answers: period, then 10th, median, 90th per scenario (2 decimals). */
+async function expectedRows(query: Record<string, string>, perScenario: Record<string, Record<string, string>> = {}): Promise<string[][]> {
+  const answers = await Promise.all(SCENARIOS.map((s) => apiData(s, { ...query, ...perScenario[s] })));
+  const periods = [...new Set(answers.flatMap((a) => Object.keys(a)))].sort();
+  const show = (v: number | undefined) => (v === undefined || v === null ? '' : String(Math.round(v * 100) / 100));
+  return periods.map((p) => [p, ...answers.flatMap((a) => ['10th', 'median', '90th'].map((stat) => show(a[p]?.[stat])))]);
+}
+
+async function tableRows(page: Page): Promise<string[][]> {
+  const table = page.getByRole('table', { name: 'Data table' });
+  return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent ?? '')));
+}
+
+async function tableHeaders(page: Page): Promise<string[][]> {
+  const table = page.getByRole('table', { name: 'Data table' });
+  return table.locator('thead tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th')].map((c) => c.textContent ?? '')));
+}
+
+const chart = (page: Page) => page.getByRole('region', { name: 'Chart' });
+
+/** The search's answers (the map's dots are buttons named for their cities too). */
+const matches = (page: Page) => page.getByRole('list', { name: 'Matching cities' });
+
+async function pickCity(page: Page, search: string, name: RegExp) {
+  await page.getByRole('searchbox', { name: 'Search cities' }).fill(search);
+  await matches(page).getByRole('button', { name }).click();
+}
+
+describe('GET /explore/ in headless Chromium', () => {
+  it('signs in, searches, charts frost days per scenario with the API numbers in the table, switches dataset and aggregation, reloads, downloads', async () => {
+    const { page, outside, errors } = await openExplorer();
+    await signIn(page);
+    // The token is kept in sessionStorage, not in the address.
+    await poll(() => page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBe(t.token);
+
+    // Boston is offered, but the test build has no data for it: the 404 as a sentence, no chart.
+    await page.getByRole('searchbox', { name: 'Search cities' }).fill('bost');
+    await poll(() => matches(page).getByRole('button', { name: /^Boston, MA/ }).count()).toBe(1);
+    await matches(page).getByRole('button', { name: /^Boston, MA/ }).click();
+    await poll(() => chart(page).textContent()).toContain('No NEX-GDDP data available for city 4930956 (Boston, MA).');
+    expect(await chart(page).locator('canvas').count()).toBe(0);
+    expect(await page.getByRole('table', { name: 'Data table' }).count()).toBe(0);
+
+    await pickCity(page, 'New York', /^New York City, NY/);
+    await page.getByRole('combobox', { name: 'Indicator' }).selectOption('frost_days');
+    await chart(page).locator('canvas').waitFor();
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }));
+    expect(await tableHeaders(page)).toEqual([
+      ['Period', 'Historical', 'RCP 4.5', 'RCP 8.5'],
+      ['10th', 'median', '90th', '10th', 'median', '90th', '10th', 'median', '90th'],
+    ]);
+    // The title and the y axis (drawn on the canvas; its text alternative says it) with the units, and a legend naming each scenario's series.
+    expect(await chart(page).locator('#chart-title').textContent()).toBe('Frost Days (days), New York City, NY, NEX-GDDP');
+    expect(await chart(page).locator('canvas').getAttribute('aria-label')).toContain('Frost Days (days)');
+    expect(await chart(page).locator('.u-legend').textContent()).toContain('RCP 8.5 median');
+    // The hover read-out: the legend shows the period under the cursor.
+    const box = (await chart(page).locator('.u-over').boundingBox())!;
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+    await poll(() => chart(page).locator('.u-legend .u-series').first().textContent()).toContain('2052');
+
+    await page.getByLabel('Dataset').selectOption('LOCA');
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'LOCA', time_aggregation: 'yearly' }));
+    await page.getByLabel('Time aggregation').selectOption('monthly');
+    const monthly = await expectedRows({ dataset: 'LOCA', time_aggregation: 'monthly' });
+    expect(monthly.length).toBeGreaterThan(24);
+    await poll(() => tableRows(page)).toEqual(monthly);
+
+    // The view is in the address and a reload restores it.
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ city: String(NEW_YORK), indicator: 'frost_days', dataset: 'LOCA', time_aggregation: 'monthly' });
+    expect(page.url()).not.toContain(t.token);
+    await page.reload();
+    await poll(() => tableRows(page)).toEqual(monthly);
+    expect(await page.getByRole('combobox', { name: 'Indicator' }).inputValue()).toBe('frost_days');
+    expect(await page.getByLabel('Dataset').inputValue()).toBe('LOCA');
+    expect(await page.getByLabel('Time aggregation').inputValue()).toBe('monthly');
+
+    // The CSV download is the API's own CSV, byte for byte.
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'RCP 8.5 CSV' }).click()]);
+    const q = new URLSearchParams({ agg: '10th,median,90th', dataset: 'LOCA', time_aggregation: 'monthly', format: 'csv' });
+    const api = await fetch(`${base}/api/climate-data/${NEW_YORK}/RCP85/indicator/frost_days/?${q}`, { headers: { Authorization: `Token ${t.token}` } });
+    expect(api.status).toBe(200);
+    expect(fs.readFileSync((await csv.path())!)).toEqual(Buffer.from(await api.arrayBuffer()));
+
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Chart as PNG' }).click()]);
+    expect(png.suggestedFilename()).toMatch(/\.png$/);
+    expect(fs.readFileSync((await png.path())!).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('shows the API refusal of a baseline outside the data as a sentence, not a blank chart; decadal periods and windows', async () => {
+    const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    await page.getByLabel('Show the change against a historic baseline').check();
+    // The suite's historical years are 1990-1992: no 30-year baseline fits, and the API says so.
+    await poll(() => chart(page).textContent()).toContain('relative_to must be the start year of a historic range');
+    expect(await chart(page).locator('canvas').count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('relative_to')).toBe('1971');
+    await page.getByLabel('Show the change against a historic baseline').uncheck();
+    await chart(page).locator('canvas').waitFor();
+
+    // Decadal periods and windows of years, as the API labels them.
+    await page.getByLabel('Time aggregation').selectOption('decadal');
+    const decadal = await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'decadal' });
+    expect(decadal.map((r) => r[0])).toEqual(['1990-1999', '2050-2059']);
+    await poll(() => tableRows(page)).toEqual(decadal);
+    await page.getByLabel('Time aggregation').selectOption('window');
+    await page.getByLabel('Windows (start:end, comma separated)').fill('1990:1992,2050:2052');
+    await page.getByLabel('Windows (start:end, comma separated)').press('Enter');
+    // Each scenario is asked for the windows within its years: the API refuses a window without any.
+    const windows = await expectedRows(
+      { dataset: 'NEX-GDDP', time_aggregation: 'window' },
+      { historical: { windows: '1990:1992' }, RCP45: { windows: '2050:2052' }, RCP85: { windows: '2050:2052' } },
+    );
+    expect(windows.map((r) => r[0])).toEqual(['1990-1992', '2050-2052']);
+    await poll(() => tableRows(page)).toEqual(windows);
+    expect(new URL(page.url()).searchParams.get('windows')).toBe('1990:1992,2050:2052');
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('picks the nearest city with data from the map, with the mouse and the keyboard', async () => {
+    // The cities with data: those in the cells of the build (more than the 3 cities it was made for).
+    const withData: string[] = [];
+    for (let next: string | null = `${base}/api/city/?in_bbox=-125,24,-66.5,49.5&page_size=1000`; next !== null; ) {
+      const page = (await (await fetch(next, { headers: { Authorization: `Token ${t.token}` } })).json()) as {
+        next: string | null;
+        features: { properties: { name: string; admin: string; datasets: string[] } }[];
+      };
+      withData.push(...page.features.filter((f) => f.properties.datasets.length > 0).map((f) => `${f.properties.name}, ${f.properties.admin}`));
+      next = page.next;
+    }
+    expect(withData).toEqual(expect.arrayContaining(['New York City, NY', 'Los Angeles, CA', 'Chicago, IL']));
+
+    const { page, outside, errors } = await openExplorer();
+    await signIn(page);
+    const dots = page.locator('#map svg circle');
+    await poll(() => dots.count(), { timeout: 20_000 }).toBe(withData.length);
+    expect((await dots.evaluateAll((cs) => cs.map((c) => c.getAttribute('aria-label')))).sort()).toEqual([...withData].sort());
+    expect(await page.locator('#map svg .regions path').count()).toBeGreaterThan(10);
+
+    // A click west of Chicago's dots, where no dot is: the nearest dot on the screen is the
+    // nearest city (the projection keeps short distances), and the page picks it.
+    const centres = await dots.evaluateAll((cs) =>
+      cs.map((c) => {
+        const b = c.getBoundingClientRect();
+        return { name: c.getAttribute('aria-label')!, x: b.x + b.width / 2, y: b.y + b.height / 2 };
+      }),
+    );
+    const chicago = centres.find((c) => c.name === 'Chicago, IL')!;
+    const click = { x: chicago.x - 40, y: chicago.y };
+    const byDistance = [...centres].sort((a, b) => Math.hypot(a.x - click.x, a.y - click.y) - Math.hypot(b.x - click.x, b.y - click.y));
+    const [nearest, second] = byDistance;
+    expect(Math.hypot(second!.x - click.x, second!.y - click.y) - Math.hypot(nearest!.x - click.x, nearest!.y - click.y)).toBeGreaterThan(2);
+    await page.mouse.click(click.x, click.y);
+    await poll(() => page.locator('#place-current').textContent()).toBe(nearest!.name);
+    await chart(page).locator('canvas').waitFor();
+
+    // The keyboard: a dot is a button.
+    await page.locator('#map').getByRole('button', { name: 'Los Angeles, CA', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => new URL(page.url()).searchParams.get('city')).toBe('5368361');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Los Angeles, CA');
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('goes back to the sign-in form when the token was refreshed elsewhere, and on Sign out', async () => {
+    const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
+    await page.getByLabel('Password').waitFor();
+    await signIn(page, 'wrong password');
+    await poll(() => page.locator('#sign-in-message').textContent()).toBe('Unable to log in with provided credentials.');
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+
+    // The account's token is refreshed (another client): the page's token is revoked.
+    const refreshed = await fetch(`${base}/api-token-auth/refresh/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    expect(refreshed.status).toBe(200);
+    t.token = ((await refreshed.json()) as { token: string }).token;
+    await page.getByLabel('Time aggregation').selectOption('monthly');
+    await poll(() => page.getByLabel('Password').isVisible()).toBe(true);
+    expect(await page.locator('#sign-in-message').textContent()).toContain('Please sign in again');
+    expect(await page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBeNull();
+
+    // Signing in again restores the view from the address, with the new token.
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    expect(await page.getByLabel('Time aggregation').inputValue()).toBe('monthly');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await poll(() => page.getByLabel('Password').isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBeNull();
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('says how long to wait when the account is over its request limit', async () => {
+    // An app of its own with a limit of 4 climate requests a minute: the first view's 3 requests
+    // pass, the next view's are refused with 429 and Retry-After.
+    const limited = await testApp({ THROTTLE_BURST_RATE: '4/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
+    const limitedServer = createApp({ ...limited, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
+    await once(limitedServer, 'listening');
+    const origin = `http://127.0.0.1:${(limitedServer.address() as AddressInfo).port}`;
+    try {
+      const { page, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`, origin);
+      await signIn(page);
+      await chart(page).locator('canvas').waitFor();
+      await page.getByLabel('Time aggregation').selectOption('monthly');
+      await poll(() => chart(page).textContent()).toMatch(/This account has made too many requests for now\. Please try again in \d+ seconds?\./);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    } finally {
+      limitedServer.closeAllConnections();
+      await new Promise((resolve) => limitedServer.close(resolve));
+    }
+  }, 60_000);
+
+  it('works from the keyboard alone, and its text meets the WCAG AA contrast ratio', async () => {
+    const { page, outside, errors } = await openExplorer();
+    // The sign-in form takes the focus; Tab moves through it, Enter submits.
+    await page.getByLabel('Email').waitFor();
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    const search = page.getByRole('searchbox', { name: 'Search cities' });
+    await search.waitFor();
+    for (let i = 0; i < 10 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    expect(await search.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('Chicago');
+    await matches(page).getByRole('button', { name: /^Chicago, IL/ }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Chicago, IL');
+    await chart(page).locator('canvas').waitFor();
+    // A select changes with the arrow keys.
+    await page.getByLabel('Time aggregation').focus();
+    await page.keyboard.press('ArrowDown');
+    await poll(() => new URL(page.url()).searchParams.get('time_aggregation')).toBe('monthly');
+    await poll(() => tableRows(page).then((rows) => rows[0]?.[0])).toMatch(/^\d{4}-\d{2}$/);
+
+    // Text against its background: 4.5:1 for normal text, 3:1 for large (WCAG 2.x AA).
+    const low = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const luminance = ([r, g, b]: number[]) => {
+        const lin = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
+      };
+      const background = (el: Element | null): number[] => {
+        for (; el; el = el.parentElement) {
+          const c = rgb(getComputedStyle(el).backgroundColor);
+          if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const problems: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement!;
+        if (!node.textContent!.trim() || el.closest('[hidden]') || el.getClientRects().length === 0) continue;
+        const style = getComputedStyle(el);
+        const [a, b] = [luminance(rgb(style.color).slice(0, 3)), luminance(background(el))];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        const size = parseFloat(style.fontSize);
+        const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+        if (ratio < (large ? 3 : 4.5)) problems.push(`${el.tagName} "${node.textContent!.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+      }
+      return problems;
+    });
+    expect(low).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});

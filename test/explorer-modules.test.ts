@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { INDICATORS } from '../src/indicators/metadata.js';
+import { listedOptions } from '../web/explorer/params.js';
+import { joinScenarios, periodX } from '../web/explorer/series.js';
+import { indicatorPath, queryFromState, stateFromQuery } from '../web/explorer/state.js';
+import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
+
+/** The explorer's browser modules that need no DOM: period placing, the URL state, the parameter choices. */
+describe('the explorer page modules', () => {
+  it('places every kind of period label the API gives at its middle in years', () => {
+    expect(periodX('2050')).toBe(2050.5);
+    expect(periodX('2050-01')).toBeCloseTo(2050 + 0.5 / 12);
+    expect(periodX('2050-12')).toBeCloseTo(2050 + 11.5 / 12);
+    expect(periodX('2010-2019')).toBe(2015);
+    expect(periodX('2021-2050')).toBe(2036);
+    expect(periodX('2050-Q3')).toBe(2050.625);
+    expect(periodX('something else')).toBeNaN();
+  });
+
+  it('joins the scenarios on the period, in time order, leaving a scenario out where it has no such period', () => {
+    const rows = joinScenarios({
+      RCP85: { '2050': { median: 3 }, '2049': { median: 2 } },
+      historical: { '1990': { median: 1 } },
+      RCP45: { '2049': { median: 4 } },
+    });
+    expect(rows.map((r) => r.period)).toEqual(['1990', '2049', '2050']);
+    expect(rows[1]!.values).toEqual({ RCP45: { median: 4 }, RCP85: { median: 2 } });
+  });
+
+  it('round-trips the view through the URL query, the indicator parameters included', () => {
+    const query = 'city=4930956&indicator=max_temperature_threshold&dataset=LOCA&time_aggregation=window&windows=2021%3A2050&units=C&relative_to=1971&threshold=95&threshold_comparator=gte&threshold_units=F';
+    const state = stateFromQuery(query);
+    expect(state).toMatchObject({ city: 4930956, indicator: 'max_temperature_threshold', dataset: 'LOCA', windows: '2021:2050', units: 'C', relative_to: '1971' });
+    expect(state.params).toEqual({ threshold: '95', threshold_comparator: 'gte', threshold_units: 'F' });
+    expect(queryFromState(state)).toBe(query);
+    expect(indicatorPath(state, 'RCP85', 'csv')).toBe(
+      '/api/climate-data/4930956/RCP85/indicator/max_temperature_threshold/?agg=10th%2Cmedian%2C90th&dataset=LOCA&time_aggregation=window&windows=2021%3A2050&units=C&relative_to=1971&threshold=95&threshold_comparator=gte&threshold_units=F&format=csv',
+    );
+    // Defaults for an empty address; windows only with the window aggregation.
+    expect(queryFromState(stateFromQuery(''))).toBe('indicator=frost_days&dataset=NEX-GDDP&time_aggregation=yearly');
+  });
+
+  it('reads the choices of the threshold parameters from the indicator metadata', () => {
+    const param = (indicator: string, name: string) => INDICATORS.find((i) => i.name === indicator)!.parameters.find((p) => p.name === name)!.description;
+    expect(listedOptions(param('max_temperature_threshold', 'threshold_comparator'))).toEqual(['lt', 'gt', 'lte', 'gte']);
+    expect(listedOptions(param('max_temperature_threshold', 'threshold_units'))).toEqual(['F', 'C', 'K']);
+    expect(listedOptions(param('precipitation_threshold', 'threshold_units'))).toEqual(['kg/m^2/s', 'mm/day', 'in/day']);
+    expect(listedOptions(param('cooling_degree_days', 'basetemp'))).toBeUndefined();
+  });
+
+  it('asks each scenario for the windows that overlap its years', () => {
+    const windows = '1971:2000,1991:2020,2041:2070, 2071:2100';
+    expect(windowsWithin(windows, 1950, 2005)).toBe('1971:2000,1991:2020');
+    expect(windowsWithin(windows, 2006, 2100)).toBe('1991:2020,2041:2070,2071:2100');
+    expect(windowsWithin('1971:2000', 2006, 2100)).toBe('');
+    // Not a span: left for the API to explain.
+    expect(windowsWithin('2041-2070', 2006, 2100)).toBe('2041-2070');
+    expect(yearSpan(['2052', '2050', '2051'])).toEqual([2050, 2052]);
+    expect(yearSpan([])).toBeUndefined();
+  });
+});

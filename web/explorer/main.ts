@@ -1,0 +1,369 @@
+import { ApiError, apiGet, apiJson, signIn } from './api.js';
+import { chartPng, renderChart, resizeChart } from './chart.js';
+import { cityName, citySearch } from './citySearch.js';
+import { dispositionFilename, saveBlob } from './download.js';
+import { renderMap } from './map.js';
+import { ownParams, renderParams } from './params.js';
+import { joinScenarios } from './series.js';
+import { session } from './session.js';
+import { indicatorPath, queryFromState, SCENARIOS, stateFromQuery, type ViewState } from './state.js';
+import { renderTable } from './table.js';
+import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
+import { windowsWithin, yearSpan } from './windows.js';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const el = {
+  signInSection: $('sign-in-section'),
+  signInForm: $<HTMLFormElement>('sign-in'),
+  email: $<HTMLInputElement>('email'),
+  password: $<HTMLInputElement>('password'),
+  signInMessage: $('sign-in-message'),
+  signOut: $<HTMLButtonElement>('sign-out'),
+  explorer: $('explorer'),
+  placeCurrent: $('place-current'),
+  search: $<HTMLInputElement>('city-search'),
+  results: $('city-results'),
+  map: $('map'),
+  indicator: $<HTMLSelectElement>('indicator'),
+  indicatorDescription: $('indicator-description'),
+  params: $('indicator-params'),
+  dataset: $<HTMLSelectElement>('dataset'),
+  timeAggregation: $<HTMLSelectElement>('time_aggregation'),
+  windowsField: $('windows-field'),
+  windows: $<HTMLInputElement>('windows'),
+  units: $<HTMLSelectElement>('units'),
+  relative: $<HTMLInputElement>('relative'),
+  baselineField: $('baseline-field'),
+  baseline: $<HTMLSelectElement>('relative_to'),
+  chartTitle: $('chart-title'),
+  chartMessage: $('chart-message'),
+  chart: $('chart'),
+  downloads: $('downloads'),
+  png: $<HTMLButtonElement>('png'),
+  table: $('table-wrap'),
+};
+
+let state: ViewState = stateFromQuery(location.search);
+let indicators: Indicator[] = [];
+let ranges: HistoricRange[] = [];
+let city: CityFeature | undefined;
+let mapShown = false;
+let drawing: AbortController | undefined;
+/** What the chart shows now: the PNG's title and the scenarios it holds. */
+let shown: { title: string; scenarios: string[] } | undefined;
+/** Per scenario, the windows its chart, table and CSV were asked for (window aggregation only). */
+let scenarioWindows: Record<string, string> = {};
+/** Settles when start() has put the indicator list, datasets, historic ranges and place into the page (or reported why not). */
+let reference: Promise<unknown> = Promise.resolve();
+
+function writeUrl(): void {
+  history.replaceState(null, '', `?${queryFromState(state)}`);
+}
+
+function option(value: string, text: string): HTMLOptionElement {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+function showSignIn(message = ''): void {
+  drawing?.abort();
+  el.explorer.hidden = true;
+  el.signOut.hidden = true;
+  el.signInSection.hidden = false;
+  el.signInMessage.textContent = message;
+  el.password.value = '';
+  el.email.focus();
+}
+
+/** An error as a sentence where it happened; an ended session goes back to the sign-in form. */
+function report(err: unknown, where: HTMLElement = el.chartMessage): void {
+  if (err instanceof ApiError && err.signedOut) {
+    session.clear();
+    showSignIn(err.message);
+    return;
+  }
+  if ((err as Error).name === 'AbortError') return;
+  where.textContent = err instanceof ApiError ? err.message : `Something went wrong in the page: ${(err as Error).message}`;
+  where.classList.add('error');
+}
+
+const currentIndicator = (): Indicator | undefined => indicators.find((i) => i.name === state.indicator);
+
+/** The indicator-dependent controls (parameters, aggregations, units) for state.indicator. */
+function renderIndicatorControls(): void {
+  const indicator = currentIndicator() ?? indicators.find((i) => i.name === 'frost_days') ?? indicators[0];
+  if (!indicator) return;
+  state.indicator = indicator.name;
+  el.indicator.value = indicator.name;
+  el.indicatorDescription.textContent = indicator.description;
+  const names = new Set(ownParams(indicator).map((p) => p.name));
+  const kept = Object.fromEntries(Object.entries(state.params).filter(([k]) => names.has(k)));
+  state.params = renderParams(el.params, indicator, kept, ranges, (values) => {
+    state.params = values;
+    update();
+  });
+  for (const o of el.timeAggregation.options) o.disabled = !indicator.valid_aggregations.includes(o.value);
+  if (!indicator.valid_aggregations.includes(state.time_aggregation)) state.time_aggregation = 'yearly';
+  el.units.replaceChildren(...indicator.available_units.map((u) => option(u, u === indicator.default_units ? `${u} (default)` : u)));
+  // '' is the indicator's default units, left out of the address and the requests.
+  if (!indicator.available_units.includes(state.units) || state.units === indicator.default_units) state.units = '';
+  el.units.value = state.units || indicator.default_units;
+}
+
+function renderViewControls(): void {
+  el.dataset.value = state.dataset;
+  el.timeAggregation.value = state.time_aggregation;
+  el.windowsField.hidden = state.time_aggregation !== 'window';
+  el.windows.value = state.windows;
+  el.relative.checked = state.relative_to !== '';
+  el.baselineField.hidden = !el.relative.checked;
+  // Unchecked, the baseline offered is the most recent range, the API's default historic range.
+  el.baseline.value = state.relative_to || String(ranges.at(-1)?.start_year ?? '');
+}
+
+function yLabel(indicator: Indicator, units: string): string {
+  if (!state.relative_to) return `${indicator.label} (${units})`;
+  const range = ranges.find((r) => String(r.start_year) === state.relative_to);
+  return `Change in ${indicator.label} from ${range ? `${range.start_year}-${range.end_year}` : state.relative_to} (${units})`;
+}
+
+/** The three scenarios' answers for the view, one request each; the chart and table from those that answered. */
+async function draw(): Promise<void> {
+  drawing?.abort();
+  if (state.city === undefined) {
+    el.chartMessage.textContent = 'Choose a place: search for a city or click the map.';
+    return;
+  }
+  const token = session.token();
+  if (!token) return showSignIn();
+  const controller = new AbortController();
+  drawing = controller;
+  el.chartMessage.classList.remove('error');
+  el.chartMessage.textContent = 'Loading…';
+  el.chart.setAttribute('aria-busy', 'true');
+  const windows = state.time_aggregation === 'window' ? await windowsPerScenario(token, controller.signal) : {};
+  if (controller.signal.aborted) return;
+  // The requests go out at once; the indicator's label (for the axis) may still be on its way.
+  const requests = SCENARIOS.map((s) =>
+    windows[s.name] === ''
+      ? Promise.reject(new ApiError("None of the windows falls within this scenario's years.", 400))
+      : apiJson<IndicatorAnswer>(indicatorPath(state, s.name, undefined, windows[s.name]), token, controller.signal),
+  );
+  const [results] = await Promise.all([Promise.allSettled(requests), reference]);
+  if (controller.signal.aborted) return;
+  scenarioWindows = windows;
+  el.chart.removeAttribute('aria-busy');
+  // No indicator list: start() has put its error in the page.
+  const indicator = currentIndicator();
+  if (!indicator) return;
+  const answers: Record<string, IndicatorData> = {};
+  const problems: string[] = [];
+  let units = state.units;
+  results.forEach((r, i) => {
+    const scenario = SCENARIOS[i]!;
+    if (r.status === 'fulfilled') {
+      answers[scenario.name] = r.value.data;
+      units = r.value.units;
+    } else if (r.reason instanceof ApiError && !r.reason.signedOut) {
+      problems.push(`${scenario.label}: ${r.reason.message}`);
+    }
+  });
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed && failed.reason instanceof ApiError && failed.reason.signedOut) return report(failed.reason);
+  if (failed && !(failed.reason instanceof ApiError)) return report(failed.reason);
+  const rows = joinScenarios(answers);
+  const names = Object.keys(answers);
+  if (rows.length === 0) {
+    // Nothing to draw: the sentence instead of an empty chart.
+    el.chart.replaceChildren();
+    el.table.replaceChildren();
+    el.downloads.hidden = true;
+    el.chartTitle.textContent = '';
+    shown = undefined;
+    const unique = [...new Set(results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : [])))];
+    el.chartMessage.textContent = unique.length > 0 ? unique.join(' ') : 'The API has no values for this choice of years and aggregation.';
+    el.chartMessage.classList.add('error');
+    return;
+  }
+  const label = yLabel(indicator, units);
+  el.chartMessage.textContent = problems.length > 0 ? `Not shown: ${problems.join(' ')}` : '';
+  el.chartMessage.classList.toggle('error', problems.length > 0);
+  renderChart(el.chart, rows, label, names);
+  renderTable(el.table, rows, units, names);
+  shown = { title: `${label}, ${city ? cityName(city) : `city ${state.city}`}, ${state.dataset}`, scenarios: names };
+  el.chartTitle.textContent = shown.title;
+  el.downloads.hidden = false;
+  for (const b of el.downloads.querySelectorAll<HTMLButtonElement>('button[data-csv]')) b.disabled = !names.includes(b.dataset.csv!);
+  // After the chart is on the screen: the map's outlines are most of the page's data.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      performance.mark('explorer-chart-shown');
+      if (!mapShown) showMap();
+    }),
+  );
+}
+
+/**
+ * Each scenario's windows, from its years in the data: those of the yearly view's answer (the
+ * browser's cache has it when that view was shown). A scenario whose years are unknown gets all
+ * the windows, and its request then says what is wrong.
+ */
+async function windowsPerScenario(token: string, signal: AbortSignal): Promise<Record<string, string>> {
+  const yearly = { ...state, time_aggregation: 'yearly', relative_to: '' };
+  const answers = await Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(yearly, s.name), token, signal)));
+  return Object.fromEntries(
+    SCENARIOS.map((s, i) => {
+      const answer = answers[i]!;
+      const span = answer.status === 'fulfilled' ? yearSpan(Object.keys(answer.value.data)) : undefined;
+      return [s.name, span ? windowsWithin(state.windows, ...span) : state.windows];
+    }),
+  );
+}
+
+function showMap(): void {
+  const token = session.token();
+  if (!token) return;
+  mapShown = true;
+  renderMap(el.map, token, choose).catch((err) => {
+    mapShown = false;
+    report(err, $('map-caption'));
+  });
+}
+
+function showPlace(): void {
+  el.placeCurrent.textContent = city
+    ? `${cityName(city)}${city.properties.datasets.length > 0 ? '' : ' (this city has no climate data in this build)'}`
+    : 'No place chosen yet.';
+}
+
+function choose(picked: CityFeature): void {
+  city = picked;
+  state.city = picked.id;
+  showPlace();
+  update();
+}
+
+function update(): void {
+  renderViewControls();
+  writeUrl();
+  void draw();
+}
+
+async function start(): Promise<void> {
+  const token = session.token();
+  if (!token) return showSignIn();
+  el.signInSection.hidden = true;
+  el.explorer.hidden = false;
+  el.signOut.hidden = false;
+  const loading = Promise.all([
+    apiJson<Indicator[]>('/api/indicator/', token),
+    apiJson<Dataset[]>('/api/dataset/', token),
+    apiJson<HistoricRange[]>('/api/historic-range/', token),
+    state.city === undefined ? undefined : apiJson<CityFeature>(`/api/city/${state.city}/`, token).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err))),
+  ]);
+  let applied!: () => void;
+  reference = new Promise<void>((resolve) => (applied = resolve));
+  // The view of the address is requested together with the metadata, not after it.
+  const requested = state.city === undefined ? undefined : indicatorPath(state, 'historical');
+  if (requested) void draw();
+  try {
+    const [list, datasets, historic, place] = await loading;
+    indicators = list;
+    ranges = historic;
+    city = place;
+    el.indicator.replaceChildren(...indicators.map((i) => option(i.name, i.label)));
+    el.dataset.replaceChildren(...datasets.map((d) => option(d.name, d.name)));
+    el.baseline.replaceChildren(...ranges.map((r) => option(String(r.start_year), `${r.start_year}-${r.end_year}`)));
+    showPlace();
+    renderIndicatorControls();
+    renderViewControls();
+    writeUrl();
+    // Redrawn only if the metadata changed the view (an unknown indicator, parameters it lacks).
+    if (requested !== (state.city === undefined ? undefined : indicatorPath(state, 'historical'))) void draw();
+    if (state.city === undefined) showMap();
+  } catch (err) {
+    report(err);
+  } finally {
+    applied();
+  }
+}
+
+el.signInForm.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  performance.mark('explorer-sign-in');
+  el.signInMessage.textContent = 'Signing in…';
+  signIn(el.email.value, el.password.value).then(
+    (token) => {
+      session.set(token);
+      el.signInMessage.textContent = '';
+      void start();
+    },
+    (err: unknown) => {
+      el.signInMessage.textContent = (err as Error).message;
+    },
+  );
+});
+el.signOut.addEventListener('click', () => {
+  session.clear();
+  showSignIn('Signed out.');
+});
+el.indicator.addEventListener('change', () => {
+  state.indicator = el.indicator.value;
+  renderIndicatorControls();
+  update();
+});
+el.dataset.addEventListener('change', () => {
+  state.dataset = el.dataset.value;
+  update();
+});
+el.timeAggregation.addEventListener('change', () => {
+  state.time_aggregation = el.timeAggregation.value;
+  update();
+});
+// Enter in a field of the form applies it here instead of submitting the form (and leaving the page).
+$<HTMLFormElement>('view-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  if (el.windows.value.trim() !== state.windows) el.windows.dispatchEvent(new Event('change'));
+});
+el.windows.addEventListener('change', () => {
+  state.windows = el.windows.value.trim();
+  update();
+});
+el.units.addEventListener('change', () => {
+  state.units = el.units.value === currentIndicator()?.default_units ? '' : el.units.value;
+  update();
+});
+el.relative.addEventListener('change', () => {
+  state.relative_to = el.relative.checked ? el.baseline.value : '';
+  update();
+});
+el.baseline.addEventListener('change', () => {
+  state.relative_to = el.baseline.value;
+  update();
+});
+for (const button of el.downloads.querySelectorAll<HTMLButtonElement>('button[data-csv]')) {
+  button.addEventListener('click', async () => {
+    const token = session.token();
+    if (!token) return showSignIn();
+    const scenario = button.dataset.csv!;
+    try {
+      const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario]), token);
+      saveBlob(await res.blob(), dispositionFilename(res.headers.get('Content-Disposition')) ?? `${state.indicator}-${state.city}-${scenario}.csv`);
+    } catch (err) {
+      report(err);
+    }
+  });
+}
+el.png.addEventListener('click', async () => {
+  if (!shown) return;
+  try {
+    saveBlob(await chartPng(shown.title, shown.scenarios), `${state.indicator}-${state.city}.png`);
+  } catch (err) {
+    report(err);
+  }
+});
+citySearch(el.search, el.results, () => session.token(), choose, (err) => report(err, el.placeCurrent));
+addEventListener('resize', () => resizeChart(el.chart));
+void start();

@@ -1,0 +1,111 @@
+import { geoAlbers, geoPath, geoTransform, type GeoPermissibleObjects } from 'd3-geo';
+import { apiJson } from './api.js';
+import type { CityFeature, CityPage } from './types.js';
+
+/** The contiguous United States, minlon,minlat,maxlon,maxlat (the API's in_bbox order). */
+const CONUS: [number, number, number, number] = [-125, 24, -66.5, 49.5];
+const WIDTH = 640;
+const HEIGHT = 400;
+const SVG = 'http://www.w3.org/2000/svg';
+
+interface RegionListItem {
+  id: number;
+}
+
+/**
+ * The cities with climate data (a build has data for cells, so every city in a cell with data has
+ * it, not only those the build was made for): all cities of the map's box, page by page, filtered
+ * on their datasets. The API has no filter for it; the pages are cached by the browser.
+ */
+export async function citiesWithData(token: string): Promise<CityFeature[]> {
+  const found: CityFeature[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await apiJson<CityPage>(`/api/city/?in_bbox=${CONUS.join(',')}&page_size=1000&page=${page}`, token);
+    found.push(...answer.features.filter((c) => c.properties.datasets.length > 0));
+    if (answer.next === null) return found;
+  }
+}
+
+/** Great-circle distance in radians: the nearest city on the sphere, not on the projected map. */
+function distance([lon1, lat1]: [number, number], [lon2, lat2]: [number, number]): number {
+  const r = Math.PI / 180;
+  const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2;
+  return 2 * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+export function nearestCity(cities: CityFeature[], point: [number, number]): CityFeature | undefined {
+  let best: CityFeature | undefined;
+  let bestDistance = Infinity;
+  for (const c of cities) {
+    const d = distance(point, c.geometry.coordinates);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+/**
+ * The map: ecoregion outlines from /api/region/ and the cities with data as dots, in an Albers
+ * equal-area projection of the contiguous US. Clicking anywhere picks the nearest city with data;
+ * each dot is also a button for the keyboard. Nothing is fetched from other hosts (no tiles).
+ */
+export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void): Promise<void> {
+  const [cities, list] = await Promise.all([
+    citiesWithData(token),
+    apiJson<{ results: RegionListItem[] }>(`/api/region/?in_bbox=${CONUS.join(',')}&limit=1000`, token),
+  ]);
+  const regions = await Promise.all(list.results.map((r) => apiJson<GeoPermissibleObjects>(`/api/region/${r.id}/`, token)));
+
+  const [w, s, e, n] = CONUS;
+  const frame: GeoPermissibleObjects = { type: 'MultiPoint', coordinates: [[w, s], [e, s], [e, n], [w, n], [(w + e) / 2, n]] };
+  const projection = geoAlbers().fitExtent([[8, 8], [WIDTH - 8, HEIGHT - 8]], frame);
+  // Planar drawing of the projected rings: the outlines' winding order does not matter then, and
+  // nothing is clipped to the globe (the regions reach into Canada and Mexico; the SVG clips).
+  const planar = geoTransform({
+    point(x, y) {
+      const p = projection([x, y]);
+      if (p) this.stream.point(p[0], p[1]);
+    },
+  });
+  const path = geoPath(planar);
+
+  const svg = svgElement('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, 'aria-labelledby': 'map-caption', role: 'group' });
+  const outlines = svgElement('g', { class: 'regions', 'aria-hidden': 'true' });
+  for (const region of regions) outlines.append(svgElement('path', { d: path(region) ?? '' }));
+  svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), outlines);
+
+  const dots = svgElement('g', { class: 'cities' });
+  for (const city of cities) {
+    const p = projection(city.geometry.coordinates);
+    if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
+    const dot = svgElement('circle', { cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: 5, tabindex: 0, role: 'button' });
+    const name = `${city.properties.name}, ${city.properties.admin}`;
+    dot.setAttribute('aria-label', name);
+    dot.append(Object.assign(svgElement('title', {}), { textContent: name }));
+    dot.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        pick(city);
+      }
+    });
+    dots.append(dot);
+  }
+  svg.append(dots);
+  svg.addEventListener('click', (ev) => {
+    const box = svg.getBoundingClientRect();
+    const x = ((ev.clientX - box.left) / box.width) * WIDTH;
+    const y = ((ev.clientY - box.top) / box.height) * HEIGHT;
+    const lonLat = projection.invert?.([x, y]);
+    const city = lonLat ? nearestCity(cities, lonLat) : undefined;
+    if (city) pick(city);
+  });
+  container.replaceChildren(svg);
+}

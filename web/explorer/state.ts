@@ -1,0 +1,72 @@
+/**
+ * The view (place, indicator, its parameters, dataset, time aggregation, units, baseline) and its
+ * URL query: everything but the token is in the address, so a view can be bookmarked, shared and
+ * restored by a reload.
+ */
+export interface ViewState {
+  city: number | undefined;
+  indicator: string;
+  dataset: string;
+  time_aggregation: string;
+  windows: string;
+  units: string;
+  relative_to: string;
+  /** The indicator's own parameters (threshold, percentile, basetemp, ...) by name. */
+  params: Record<string, string>;
+}
+
+export const SCENARIOS = [
+  { name: 'historical', label: 'Historical' },
+  { name: 'RCP45', label: 'RCP 4.5' },
+  { name: 'RCP85', label: 'RCP 8.5' },
+] as const;
+
+/** The statistics across models the chart and table show: a 10th-90th band around the median. */
+export const STATISTICS = ['10th', 'median', '90th'] as const;
+
+export const DEFAULT_WINDOWS = '1971:2000,2021:2050,2041:2070,2071:2100';
+const OWN_KEYS = new Set(['city', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to']);
+
+export function stateFromQuery(query: string): ViewState {
+  const q = new URLSearchParams(query);
+  const city = Number(q.get('city'));
+  const params: Record<string, string> = {};
+  for (const [k, v] of q) if (!OWN_KEYS.has(k)) params[k] = v;
+  return {
+    city: Number.isInteger(city) && city > 0 ? city : undefined,
+    indicator: q.get('indicator') ?? 'frost_days',
+    dataset: q.get('dataset') ?? 'NEX-GDDP',
+    time_aggregation: q.get('time_aggregation') ?? 'yearly',
+    windows: q.get('windows') ?? DEFAULT_WINDOWS,
+    units: q.get('units') ?? '',
+    relative_to: q.get('relative_to') ?? '',
+    params,
+  };
+}
+
+export function queryFromState(s: ViewState): string {
+  const q = new URLSearchParams();
+  if (s.city !== undefined) q.set('city', String(s.city));
+  q.set('indicator', s.indicator);
+  q.set('dataset', s.dataset);
+  q.set('time_aggregation', s.time_aggregation);
+  if (s.time_aggregation === 'window') q.set('windows', s.windows);
+  if (s.units) q.set('units', s.units);
+  if (s.relative_to) q.set('relative_to', s.relative_to);
+  for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
+  return q.toString();
+}
+
+/**
+ * The indicator request of one scenario for this view (format=csv for the download); `windows`:
+ * those of the view that fall within the scenario's years (windows.ts).
+ */
+export function indicatorPath(s: ViewState, scenario: string, format?: 'csv', windows = s.windows): string {
+  const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset, time_aggregation: s.time_aggregation });
+  if (s.time_aggregation === 'window') q.set('windows', windows);
+  if (s.units) q.set('units', s.units);
+  if (s.relative_to) q.set('relative_to', s.relative_to);
+  for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
+  if (format) q.set('format', format);
+  return `/api/climate-data/${s.city}/${scenario}/indicator/${encodeURIComponent(s.indicator)}/?${q.toString()}`;
+}
