@@ -1,7 +1,7 @@
 import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import { periodStats, setVariables, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
+import { lastStep, periodStats, servedStatement, setVariables, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { AreaAgg } from './area.js';
 
 /** One cell of an area: the indicator request's cell files, and the cell's weight. */
@@ -105,7 +105,7 @@ export async function queryAreaIndicator(pool: QueryPool, base: Omit<IndicatorRe
     cells.map((c) => cellRows(pool, { ...base, file: c.file, monthlyFile: c.monthlyFile, historicFile: c.historicFile, baseline: c.baseline })),
   );
   const rows = combineCells(perCell, cells.map((c) => c.weight), areaAgg);
-  const sql = sqlFile('areas/indicator_cells.sql');
+  const sql = servedStatement('area', lastStep(base), 'areas/indicator_cells.sql');
   // period_stats reads the request's variables; the files are those of the first cell, unused here.
   const request: IndicatorRequest = { ...base, file: cells[0]!.file, monthlyFile: cells[0]!.monthlyFile, baseline: cells[0]!.baseline };
   return pool.run(async (conn) => {
@@ -114,7 +114,7 @@ export async function queryAreaIndicator(pool: QueryPool, base: Omit<IndicatorRe
     await setList(conn, 'area_models', rows.models, VARCHAR);
     await setList(conn, 'area_values', rows.values, DOUBLE);
     try {
-      return periodStats(await conn.runAndReadAll(sql), base.aggs);
+      return periodStats(await conn.runAndReadAll(sql), base);
     } finally {
       // Not kept on the pooled connection.
       for (const name of AREA_LISTS) await conn.run(`RESET VARIABLE ${name}`);

@@ -2,6 +2,7 @@ import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDB
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { sortedValues, statistic } from './acrossModels.js';
+import { changedPeriods } from './periodChanges.js';
 import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
 
 export interface IndicatorRequest extends IndicatorVariables {
@@ -137,43 +138,61 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
 }
 
 /**
- * The statement the service runs for a template: the template up to its per-period value lists
- * (period_values); the statistics across models are taken in TypeScript (acrossModels.ts), which
- * binds and runs in a fraction of the time of the macro's lambdas. The template as written (and
- * run in the DuckDB CLI) ends in period_stats, which takes the same statistics in SQL.
+ * The statement the service runs for a template: the template with its last step, period_stats,
+ * read as period_values (per period, the models' values as a list) or, with windows or a baseline,
+ * as period_models (each model's value per period, the baseline's periods included). The service
+ * takes the windows, the changes, the periods' keys (periodChanges.ts) and the statistics across models
+ * (acrossModels.ts) itself: binding and running the macros' lambdas, joins and windows cost
+ * 1.5-4 ms of a request. The template as written (and run in the DuckDB CLI) takes them in SQL.
  */
 const served = new Map<string, string>();
-export function servedStatement(name: string): string {
-  let sql = served.get(name);
+export function servedStatement(name: string, last: 'period_values' | 'period_models' = 'period_values', file = `indicators/${name}.sql`): string {
+  const key = `${file}|${last}`;
+  let sql = served.get(key);
   if (!sql) {
-    const template = sqlFile(`indicators/${name}.sql`);
-    const last = "FROM period_stats('per_model')";
-    if (!template.trimEnd().endsWith(last)) throw new Error(`sql/indicators/${name}.sql must end with ${last}, the step the service replaces.`);
-    sql = template.slice(0, template.lastIndexOf(last)) + "FROM period_values('per_model')";
-    served.set(name, sql);
+    const template = sqlFile(file);
+    const step = "FROM period_stats('per_model')";
+    if (!template.trimEnd().endsWith(step)) throw new Error(`sql/${file} must end with ${step}, the step the service replaces.`);
+    sql = template.slice(0, template.lastIndexOf(step)) + `FROM ${last}('per_model')`;
+    served.set(key, sql);
   }
   return sql;
 }
 
-/**
- * Per period, the requested statistics across models of the lists a period_values statement
- * returns (period, vals).
- */
-export function periodStats(reader: DuckDBResultReader, aggs: string[]): PeriodStats[] {
+/** Which last step a request's statement has (servedStatement). */
+export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {
+  return r.windows || r.baseline ? 'period_models' : 'period_values';
+}
+
+/** The statistics across models of each period's values. */
+function statsOf(periods: { period: string; values: (number | null)[] }[], aggs: string[]): PeriodStats[] {
   const stats = aggs.map((name) => [name, statistic(name)] as const);
-  // No columns at all when there are no rows.
-  const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
-  return periods.map((period, i) => {
-    const sorted = sortedValues(lists[i]!);
+  return periods.map(({ period, values }) => {
+    const sorted = sortedValues(values);
     return { period, stats: stats.map(([name, stat]) => [name, stat(sorted)]) };
   });
 }
 
+/**
+ * Per period, the requested statistics across models from the rows of the statement lastStep
+ * names: period_values's (period, vals) or period_models's (id, model, value).
+ */
+export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest, 'aggs' | 'windows' | 'baseline' | 'timeAggregation'>): PeriodStats[] {
+  if (lastStep(r) === 'period_values') {
+    // No columns at all when there are no rows.
+    const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
+    return statsOf(periods.map((period, i) => ({ period, values: lists[i]! })), r.aggs);
+  }
+  const [ids = [], models = [], vals = []] = reader.getColumnsJS() as [(number | bigint)[]?, string[]?, (number | null)[]?];
+  const rows = { ids: ids.map(Number), models, vals };
+  return statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs);
+}
+
 /** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[]> {
-  const sql = servedStatement(r.name);
+  const sql = servedStatement(r.name, lastStep(r));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
-    return periodStats(await conn.runAndReadAll(sql), r.aggs);
+    return periodStats(await conn.runAndReadAll(sql), r);
   });
 }
