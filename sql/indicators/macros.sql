@@ -289,7 +289,7 @@ CREATE OR REPLACE MACRO period_values(per_model) AS TABLE
 -- (src/indicators/periodChanges.ts): binding and running them here cost a relative_to request
 -- 2.4 ms, almost as much again as the plain request.
 CREATE OR REPLACE MACRO period_models(per_model) AS TABLE
-  SELECT period AS id, model, value::DOUBLE AS value FROM query_table(per_model);
+  SELECT period::INTEGER AS id, model, value::DOUBLE AS value FROM query_table(per_model);
 
 -- Every template's last step: per_model names the template's table of (period, model, value), the
 -- value in the requested units. Per period, the requested statistics across the models, with the

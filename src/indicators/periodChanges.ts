@@ -92,15 +92,23 @@ function inWindows(rows: ModelRows, windows: Span[]): Period[] {
 export function changedPeriods(rows: ModelRows, timeAggregation: TimeAggregation, windows: Span[] | undefined, change: 'absolute' | 'percent' | undefined): { period: string; values: number[] }[] {
   const requested = windows ? inWindows(rows, windows) : requestedPeriods(rows, timeAggregation);
   const modulus = slotModulus(timeAggregation);
-  const baseValues = new Map<string, (number | null)[]>();
-  if (change !== undefined) rows.ids.forEach((id, i) => id < 0 && push(baseValues, `${rows.models[i]}\u0000${-id % modulus}`, rows.vals[i]!));
-  const bases = new Map([...baseValues].map(([key, vs]) => [key, meanOf(vs)]));
+  // Each model's base per slot.
+  const baseValues = new Map<string, Map<number, (number | null)[]>>();
+  if (change !== undefined) {
+    rows.ids.forEach((id, i) => {
+      if (id >= 0) return;
+      let slots = baseValues.get(rows.models[i]!);
+      if (!slots) baseValues.set(rows.models[i]!, (slots = new Map()));
+      push(slots, -id % modulus, rows.vals[i]!);
+    });
+  }
+  const bases = new Map([...baseValues].map(([model, slots]) => [model, new Map([...slots].map(([slot, vs]) => [slot, meanOf(vs)]))]));
   return requested.map(({ id, period, byModel }) => {
     const values: number[] = [];
     for (const [model, value] of byModel) {
       let changed: number | null = value;
       if (change !== undefined) {
-        const base = bases.get(`${model}\u0000${id % modulus}`) ?? null;
+        const base = bases.get(model)?.get(id % modulus) ?? null;
         if (value === null || base === null) changed = null;
         else if (change === 'absolute') changed = value - base;
         else changed = base === 0 ? null : (100.0 * (value - base)) / base;

@@ -183,8 +183,8 @@ export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest
     const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
     return statsOf(periods.map((period, i) => ({ period, values: lists[i]! })), r.aggs);
   }
-  const [ids = [], models = [], vals = []] = reader.getColumnsJS() as [(number | bigint)[]?, string[]?, (number | null)[]?];
-  const rows = { ids: ids.map(Number), models, vals };
+  const [ids = [], models = [], vals = []] = reader.getColumnsJS() as [number[]?, string[]?, (number | null)[]?];
+  const rows = { ids, models, vals };
   return statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs);
 }
 
