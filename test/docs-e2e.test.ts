@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers.js';
+import { watchPage } from './support/watchedPage.js';
 
 /**
  * The docs page in a real browser against a started server: Debian's chromium, driven by
@@ -48,21 +49,7 @@ afterAll(async () => {
 async function openDocs(): Promise<{ page: Page; outside: string[]; errors: string[] }> {
   if (!hasChromium) throw new Error(MISSING);
   const page = await browser.newPage();
-  const outside: string[] = [];
-  const errors: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  page.on('console', (msg) => {
-    if (/Content[- ]Security[- ]Policy/i.test(msg.text())) errors.push(msg.text());
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content-Security-Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
-  });
+  const { outside, errors } = await watchPage(page, base);
   const response = await page.goto(`${base}/docs/`);
   const csp = response?.headers()['content-security-policy'] ?? '';
   expect(csp).toContain("default-src 'self'");

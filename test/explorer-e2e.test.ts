@@ -10,6 +10,7 @@ import { buildExplorer } from '../scripts/build-explorer.js';
 import { createApp } from '../src/app.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { testApp, type TestApp } from './helpers.js';
+import { watchPage } from './support/watchedPage.js';
 
 /**
  * The explorer page (GET /explore/) in headless Chromium against a started server on the suite's
@@ -67,21 +68,7 @@ async function openExplorer(query = '', origin = base): Promise<Opened> {
   if (!hasChromium) throw new Error(MISSING);
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 1000 } });
   const page = await context.newPage();
-  const outside: string[] = [];
-  const errors: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`)) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  page.on('console', (msg) => {
-    if (/Content[- ]Security[- ]Policy/i.test(msg.text())) errors.push(msg.text());
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content-Security-Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
-  });
+  const { outside, errors } = await watchPage(page, origin);
   const response = await page.goto(`${origin}/explore/${query}`);
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
