@@ -1,3 +1,3 @@
-SELECT name, label, datasets, calendar
+SELECT name, label, datasets, calendar, runs
 FROM read_parquet($dir || '/catalog/climate_model.parquet')
 ORDER BY name COLLATE C

@@ -1,2 +1,2 @@
-SELECT name, label, description, url, cell_size, models
+SELECT name, label, description, url, grid, generation, cell_size, models, scenarios
 FROM read_parquet($dir || '/catalog/dataset.parquet')

@@ -259,7 +259,7 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   // Cities sharing a cell (Brooklyn and Queens) get it once, at the more populous one's place.
   const withData = new Set<string>();
   for (const city of top) {
-    for (const d of DATASETS) {
+    for (const d of DATASETS.filter((x) => x.generation === 'CMIP5')) {
       const cc = cellsOfCity.get(city.id)?.find((c) => c.dataset === d.name);
       if (cc && o.models[d.name]!.length > 0) withData.add(`${d.name}:${cc.cell_id}`);
     }
@@ -300,20 +300,34 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   await writeTable(conn, cityCells, { city_id: 'BIGINT', dataset: 'VARCHAR', cell_id: 'INTEGER' }, catalog('city_cell'));
   await writeTable(
     conn,
-    DATASETS.map((d) => ({ name: d.name, label: d.label, description: d.description + SYNTHETIC_NOTE, url: d.url, cell_size: GRIDS[d.name]!.size, models: d.models })),
-    { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', url: 'VARCHAR', cell_size: 'DOUBLE', models: 'VARCHAR[]' },
+    DATASETS.map((d) => ({
+      name: d.name,
+      label: d.label,
+      description: d.description + SYNTHETIC_NOTE,
+      url: d.url,
+      grid: d.grid,
+      generation: d.generation,
+      cell_size: GRIDS[d.name]!.size,
+      models: d.models,
+      scenarios: Object.entries(d.years).map(([name, [start_year, end_year]]) => ({ name, start_year, end_year })),
+    })),
+    {
+      name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', url: 'VARCHAR', grid: 'VARCHAR', generation: 'VARCHAR', cell_size: 'DOUBLE', models: 'VARCHAR[]',
+      scenarios: 'STRUCT(name VARCHAR, start_year INTEGER, end_year INTEGER)[]',
+    },
     catalog('dataset'),
   );
   const modelNames = [...new Set(DATASETS.flatMap((d) => d.models))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   await writeTable(
     conn,
-    modelNames.map((m) => ({
-      name: m,
-      label: m,
-      datasets: DATASETS.filter((d) => d.models.includes(m)).map((d) => d.name),
-      calendar: NOLEAP_MODELS.has(m) ? 'noleap' : 'standard',
-    })),
-    { name: 'VARCHAR', label: 'VARCHAR', datasets: 'VARCHAR[]', calendar: 'VARCHAR' },
+    modelNames.map((m) => {
+      const runs = DATASETS.flatMap((d) => d.runs.filter((r) => r.model === m).map((r) => ({ dataset: d.name, member: r.member, grid_label: r.gridLabel, calendar: r.calendar, scenarios: r.scenarios })));
+      return { name: m, label: m, datasets: runs.map((r) => r.dataset), calendar: runs[0]!.calendar, runs };
+    }),
+    {
+      name: 'VARCHAR', label: 'VARCHAR', datasets: 'VARCHAR[]', calendar: 'VARCHAR',
+      runs: 'STRUCT(dataset VARCHAR, member VARCHAR, grid_label VARCHAR, calendar VARCHAR, scenarios VARCHAR[])[]',
+    },
     catalog('climate_model'),
   );
   await writeTable(
@@ -322,7 +336,7 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
     { name: 'VARCHAR', label: 'VARCHAR', description: 'VARCHAR', alias: 'VARCHAR', start_year: 'INTEGER', end_year: 'INTEGER' },
     catalog('scenario'),
   );
-  await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER' }, catalog('historic_range'));
+  await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER', datasets: 'VARCHAR[]' }, catalog('historic_range'));
   const catalogBytes = dirSize(staging);
   fs.rmSync(path.join(dir, 'catalog'), { recursive: true, force: true });
   fs.renameSync(staging, path.join(dir, 'catalog'));

@@ -116,12 +116,12 @@ export interface CityCellRow {
   cell_id: number;
 }
 
-/** The cell of each city per dataset grid; LOCA only covers the conterminous US. */
+/** The cell of each city per dataset grid; LOCA and LOCA2 cells only for the conterminous US. */
 export function cityCellRows(cities: SourceCity[]): CityCellRow[] {
   const rows: CityCellRow[] = [];
   for (const c of cities) {
     for (const grid of Object.values(GRIDS)) {
-      if (grid.dataset === 'LOCA' && NON_CONUS.has(c.admin)) continue;
+      if (grid.dataset.startsWith('LOCA') && NON_CONUS.has(c.admin)) continue;
       const cell = cellAt(grid, c.lat, c.lon);
       if (cell !== undefined) rows.push({ city_id: c.id, dataset: grid.dataset, cell_id: cell });
     }

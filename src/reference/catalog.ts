@@ -53,13 +53,34 @@ export interface Region {
   bbox: [number, number, number, number];
 }
 
+export interface DatasetScenario {
+  name: string;
+  startYear: number;
+  endYear: number;
+}
+
+/** A model's run in one dataset (see src/reference/fixtures.ts, ModelRun). */
+export interface ModelRun {
+  dataset: string;
+  member: string | null;
+  gridLabel: string | null;
+  calendar: string;
+  scenarios: string[];
+}
+
 export interface Dataset {
   name: string;
   label: string;
   description: string;
   url: string;
+  grid: string;
+  generation: string;
   cellSize: number;
   models: string[];
+  /** The dataset's scenarios and their full years (a build may hold fewer: scenarioYears). */
+  scenarios: DatasetScenario[];
+  /** model -> its run in this dataset */
+  runs: Map<string, ModelRun>;
 }
 
 export interface ClimateModel {
@@ -67,6 +88,7 @@ export interface ClimateModel {
   label: string;
   datasets: string[];
   calendar: string;
+  runs: ModelRun[];
 }
 
 export interface Scenario {
@@ -81,6 +103,8 @@ export interface Scenario {
 export interface HistoricRange {
   start_year: number;
   end_year: number;
+  /** The datasets whose historical years hold the range. */
+  datasets: string[];
 }
 
 export interface Manifest {
@@ -144,8 +168,8 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
       q<{ dataset: string; cell_id: number; lat: number; lon: number; ocean: boolean; coastal: boolean; has_data: boolean }>('map_cells.sql'),
       q<{ city_id: number; geometry: string; boundary_type: string; source: string }>('boundaries.sql'),
       q<{ id: number; level1: number; level1_description: string; level2: number; level2_description: string; geometry: string; min_lon: number; min_lat: number; max_lon: number; max_lat: number }>('regions.sql'),
-      q<{ name: string; label: string; description: string; url: string; cell_size: number; models: string[] }>('datasets.sql'),
-      q<{ name: string; label: string; datasets: string[]; calendar: string }>('climate_models.sql'),
+      q<{ name: string; label: string; description: string; url: string; grid: string; generation: string; cell_size: number; models: string[]; scenarios: { name: string; start_year: number; end_year: number }[] }>('datasets.sql'),
+      q<{ name: string; label: string; datasets: string[]; calendar: string; runs: { dataset: string; member: string | null; grid_label: string | null; calendar: string; scenarios: string[] }[] }>('climate_models.sql'),
       q<{ name: string; label: string; description: string; alias: string; start_year: number; end_year: number }>('scenarios.sql'),
       q<HistoricRange>('historic_ranges.sql'),
     ]);
@@ -195,16 +219,26 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
     bbox: [r.min_lon, r.min_lat, r.max_lon, r.max_lat],
   }));
 
+  const models: ClimateModel[] = modelRows.map((r) => ({
+    name: r.name,
+    label: r.label,
+    datasets: r.datasets,
+    calendar: r.calendar,
+    runs: r.runs.map((x) => ({ dataset: x.dataset, member: x.member, gridLabel: x.grid_label, calendar: x.calendar, scenarios: x.scenarios })),
+  }));
   const datasets: Dataset[] = datasetRows.map((r) => ({
     name: r.name,
     label: r.label,
     description: r.description,
     url: r.url,
+    grid: r.grid,
+    generation: r.generation,
     cellSize: r.cell_size,
     models: r.models,
+    scenarios: r.scenarios.map((x) => ({ name: x.name, startYear: x.start_year, endYear: x.end_year })),
+    runs: new Map(models.flatMap((m) => m.runs.filter((x) => x.dataset === r.name).map((x) => [m.name, x] as const))),
   }));
 
-  const models: ClimateModel[] = modelRows;
   const scenarios: Scenario[] = scenarioRows.map((r) => ({
     name: r.name,
     label: r.label,

@@ -8,13 +8,148 @@ export const SYNTHETIC_NOTE =
   'physically plausible but not model output). To serve real model output, write it into the same Parquet ' +
   'layout, one file per dataset, scenario and map cell (README.md, "Serving real data").';
 
+export type Calendar = 'standard' | 'noleap' | '360_day';
+
+/**
+ * One model's run in a dataset: the ensemble member and grid label the publisher's files carry,
+ * the calendar of its days and the scenarios it has. The CMIP5 datasets record no member or grid.
+ */
+export interface ModelRun {
+  model: string;
+  member: string | null;
+  gridLabel: string | null;
+  calendar: Calendar;
+  scenarios: string[];
+}
+
 export interface DatasetFixture {
   name: string;
   label: string;
   description: string;
   url: string;
+  /** What the dataset's grid is, for people. */
+  grid: string;
+  generation: 'CMIP5' | 'CMIP6';
+  /** Each scenario of the dataset and its years (historical ends in 2005 for CMIP5, 2014 for CMIP6). */
+  years: Record<string, [number, number]>;
+  runs: ModelRun[];
   models: string[];
 }
+
+/**
+ * CMIP5 models whose native calendar has no leap days (365_day / noleap). Their synthetic series
+ * have no Feb 29, so the API shows null in that slot of leap years.
+ */
+export const NOLEAP_MODELS = new Set([
+  'BNU-ESM', 'CCSM4', 'CESM1-BGC', 'CESM1-CAM5', 'CSIRO-Mk3-6-0', 'CanESM2', 'FGOALS-g2', 'GFDL-CM3',
+  'GFDL-ESM2G', 'GFDL-ESM2M', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'NorESM1-M', 'bcc-csm1-1', 'bcc-csm1-1-m', 'inmcm4',
+]);
+
+const CMIP5_YEARS: Record<string, [number, number]> = { historical: [1950, 2005], RCP45: [2006, 2100], RCP85: [2006, 2100] };
+const cmip5Runs = (models: string[]): ModelRun[] =>
+  models.map((model) => ({ model, member: null, gridLabel: null, calendar: NOLEAP_MODELS.has(model) ? 'noleap' : 'standard', scenarios: ['historical', 'RCP45', 'RCP85'] }));
+
+const SSPS = ['ssp126', 'ssp245', 'ssp370', 'ssp585'];
+const ALL_CMIP6 = ['historical', ...SSPS];
+const CMIP6_YEARS: Record<string, [number, number]> = { historical: [1950, 2014], ssp126: [2015, 2100], ssp245: [2015, 2100], ssp370: [2015, 2100], ssp585: [2015, 2100] };
+const CAL: Record<string, Calendar> = { g: 'standard', n: 'noleap', d: '360_day' };
+
+/**
+ * NEX-GDDP-CMIP6: the 32 model directories with tasmax, tasmin and pr (CESM2, CESM2-WACCM and
+ * IITM-ESM have no daily temperatures), as ../shared/reference/cmip6.md lists them:
+ * directory, member, grid label, calendar (g gregorian, n 365_day, d 360_day), scenarios.
+ */
+const NEX6: [string, string, string, string, string[]][] = [
+  ['ACCESS-CM2', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['ACCESS-ESM1-5', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['BCC-CSM2-MR', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['CanESM5', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['CMCC-CM2-SR5', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['CMCC-ESM2', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['CNRM-CM6-1', 'r1i1p1f2', 'gr', 'g', ALL_CMIP6],
+  ['CNRM-ESM2-1', 'r1i1p1f2', 'gr', 'g', ALL_CMIP6],
+  ['EC-Earth3', 'r1i1p1f1', 'gr', 'g', ALL_CMIP6],
+  ['EC-Earth3-Veg-LR', 'r1i1p1f1', 'gr', 'g', ALL_CMIP6],
+  ['FGOALS-g3', 'r3i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['GFDL-CM4', 'r1i1p1f1', 'gr1', 'n', ['historical', 'ssp245', 'ssp585']],
+  ['GFDL-CM4_gr2', 'r1i1p1f1', 'gr2', 'n', ['historical', 'ssp245', 'ssp585']],
+  ['GFDL-ESM4', 'r1i1p1f1', 'gr1', 'n', ALL_CMIP6],
+  ['GISS-E2-1-G', 'r1i1p1f2', 'gn', 'n', ALL_CMIP6],
+  ['HadGEM3-GC31-LL', 'r1i1p1f3', 'gn', 'd', ALL_CMIP6],
+  ['HadGEM3-GC31-MM', 'r1i1p1f3', 'gn', 'd', ['historical', 'ssp126', 'ssp245', 'ssp585']],
+  ['INM-CM4-8', 'r1i1p1f1', 'gr1', 'n', ALL_CMIP6],
+  ['INM-CM5-0', 'r1i1p1f1', 'gr1', 'n', ALL_CMIP6],
+  ['IPSL-CM6A-LR', 'r1i1p1f1', 'gr', 'g', ALL_CMIP6],
+  ['KACE-1-0-G', 'r1i1p1f1', 'gr', 'd', ALL_CMIP6],
+  ['KIOST-ESM', 'r1i1p1f1', 'gr1', 'n', ['historical', 'ssp126', 'ssp245', 'ssp585']],
+  ['MIROC-ES2L', 'r1i1p1f2', 'gn', 'g', ALL_CMIP6],
+  ['MIROC6', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['MPI-ESM1-2-HR', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['MPI-ESM1-2-LR', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['MRI-ESM2-0', 'r1i1p1f1', 'gn', 'g', ALL_CMIP6],
+  ['NESM3', 'r1i1p1f1', 'gn', 'g', ['historical', 'ssp126', 'ssp245', 'ssp585']],
+  ['NorESM2-LM', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['NorESM2-MM', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['TaiESM1', 'r1i1p1f1', 'gn', 'n', ALL_CMIP6],
+  ['UKESM1-0-LL', 'r1i1p1f2', 'gn', 'd', ALL_CMIP6],
+];
+
+/**
+ * LOCA2: the 27 models of the North-American set with the first member the reference lists (r1
+ * everywhere; forcing f2 for CNRM, f3 for HadGEM3) and the scenarios that member has. Every LOCA2
+ * model is on the gregorian calendar (the LOCA calendar page: leap days interpolated).
+ */
+const LOCA2: [string, string, string[]][] = [
+  ['ACCESS-CM2', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['ACCESS-ESM1-5', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['AWI-CM-1-1-MR', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['BCC-CSM2-MR', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['CESM2-LENS', 'f1', ['ssp370']],
+  ['CNRM-CM6-1', 'f2', ['ssp245', 'ssp370', 'ssp585']],
+  ['CNRM-CM6-1-HR', 'f2', ['ssp585']],
+  ['CNRM-ESM2-1', 'f2', ['ssp245', 'ssp370', 'ssp585']],
+  ['CanESM5', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['EC-Earth3', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['EC-Earth3-Veg', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['FGOALS-g3', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['GFDL-CM4', 'f1', ['ssp245', 'ssp585']],
+  ['GFDL-ESM4', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['HadGEM3-GC31-LL', 'f3', ['ssp245', 'ssp585']],
+  ['HadGEM3-GC31-MM', 'f3', ['ssp585']],
+  ['INM-CM4-8', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['INM-CM5-0', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['IPSL-CM6A-LR', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['KACE-1-0-G', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['MIROC6', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['MPI-ESM1-2-HR', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['MPI-ESM1-2-LR', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['MRI-ESM2-0', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['NorESM2-LM', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['NorESM2-MM', 'f1', ['ssp245', 'ssp370', 'ssp585']],
+  ['TaiESM1', 'f1', ['ssp245', 'ssp370']],
+];
+
+const names = (runs: ModelRun[]) => runs.map((r) => r.model);
+const NEX_CMIP5_MODELS = [
+  'ACCESS1-0', 'BNU-ESM', 'CCSM4', 'CESM1-BGC', 'CNRM-CM5', 'CSIRO-Mk3-6-0', 'CanESM2', 'GFDL-CM3',
+  'GFDL-ESM2G', 'GFDL-ESM2M', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'MIROC-ESM-CHEM', 'MIROC-ESM', 'MIROC5',
+  'MPI-ESM-LR', 'MPI-ESM-MR', 'MRI-CGCM3', 'NorESM1-M', 'bcc-csm1-1', 'inmcm4',
+];
+const LOCA_CMIP5_MODELS = [
+  'ACCESS1-0', 'ACCESS1-3', 'CCSM4', 'CESM1-BGC', 'CESM1-CAM5', 'CMCC-CM', 'CMCC-CMS', 'CSIRO-Mk3-6-0',
+  'CanESM2', 'EC-EARTH', 'FGOALS-g2', 'GFDL-CM3', 'GFDL-ESM2G', 'GFDL-ESM2M', 'GISS-E2-H', 'GISS-E2-R',
+  'HadGEM2-AO', 'HadGEM2-CC', 'HadGEM2-ES', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'MIROC-ESM-CHEM', 'MIROC-ESM',
+  'MIROC5', 'MPI-ESM-LR', 'MPI-ESM-MR', 'MRI-CGCM3', 'NorESM1-M', 'bcc-csm1-1-m', 'bcc-csm1-1', 'inmcm4',
+  'CNRM-CM5',
+];
+const NEX6_RUNS: ModelRun[] = NEX6.map(([model, member, gridLabel, cal, scenarios]) => ({ model, member, gridLabel, calendar: CAL[cal]!, scenarios }));
+const LOCA2_RUNS: ModelRun[] = LOCA2.map(([model, forcing, ssps]) => ({
+  model,
+  member: `r1i1p1${forcing}`,
+  gridLabel: '0p0625deg',
+  calendar: 'standard',
+  scenarios: ['historical', ...ssps],
+}));
 
 export const DATASETS: DatasetFixture[] = [
   {
@@ -23,11 +158,11 @@ export const DATASETS: DatasetFixture[] = [
     description:
       'The NASA Earth Exchange (NEX) Global Daily Downscaled Projections (NEX-GDDP) dataset is comprised of downscaled climate scenarios that are derived from the General Circulation Model (GCM) runs conducted under the Coupled Model Intercomparison Project Phase 5 (CMIP5) [Taylor et al. 2012] and across the two of the four greenhouse gas emissions scenarios known as Representative Concentration Pathways (RCPs) [Meinshausen et al. 2011] developed for the Fifth Assessment Report of the Intergovernmental Panel on Climate Change (IPCC AR5). The dataset is an ensemble of projections from 21 different models and two RCPs (RCP 4.5 and RCP 8.5), and provides daily estimates of maximum and minimum temperatures and precipitation using a daily Bias-Correction - Spatial Disaggregation (BCSD) method (Thrasher, et al., 2012). The data spans the entire globe with a 0.25 degree (~25-kilometer) spatial resolution for the periods from 1950 through 2005 (Historical) and from 2006 to 2100 (Climate Projections).',
     url: 'https://nex.nasa.gov/nex/projects/1356/',
-    models: [
-      'ACCESS1-0', 'BNU-ESM', 'CCSM4', 'CESM1-BGC', 'CNRM-CM5', 'CSIRO-Mk3-6-0', 'CanESM2', 'GFDL-CM3',
-      'GFDL-ESM2G', 'GFDL-ESM2M', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'MIROC-ESM-CHEM', 'MIROC-ESM', 'MIROC5',
-      'MPI-ESM-LR', 'MPI-ESM-MR', 'MRI-CGCM3', 'NorESM1-M', 'bcc-csm1-1', 'inmcm4',
-    ],
+    grid: '0.25 degree global latitude/longitude grid',
+    generation: 'CMIP5',
+    years: CMIP5_YEARS,
+    runs: cmip5Runs(NEX_CMIP5_MODELS),
+    models: NEX_CMIP5_MODELS,
   },
   {
     name: 'LOCA',
@@ -35,15 +170,40 @@ export const DATASETS: DatasetFixture[] = [
     description:
       'The LOCA (Localized Constructed Analogs) dataset includes downscaled projections from 32 global climate models calculated for two Representative Concentration Pathways (RCP 4.5 and RCP 8.5). Each of the climate projections includes daily maximum temperature, minimum temperature, and precipitation for every 6x6km (1/16th degree resolution) for the conterminous US from 1950 to 2100. LOCA attempts to better preserve extreme hot days, heavy rain events and regional patterns of precipitation. The total dataset size is approximately 10 TB.',
     url: 'http://loca.ucsd.edu/',
-    models: [
-      'ACCESS1-0', 'ACCESS1-3', 'CCSM4', 'CESM1-BGC', 'CESM1-CAM5', 'CMCC-CM', 'CMCC-CMS', 'CSIRO-Mk3-6-0',
-      'CanESM2', 'EC-EARTH', 'FGOALS-g2', 'GFDL-CM3', 'GFDL-ESM2G', 'GFDL-ESM2M', 'GISS-E2-H', 'GISS-E2-R',
-      'HadGEM2-AO', 'HadGEM2-CC', 'HadGEM2-ES', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'MIROC-ESM-CHEM', 'MIROC-ESM',
-      'MIROC5', 'MPI-ESM-LR', 'MPI-ESM-MR', 'MRI-CGCM3', 'NorESM1-M', 'bcc-csm1-1-m', 'bcc-csm1-1', 'inmcm4',
-      'CNRM-CM5',
-    ],
+    grid: '1/16 degree latitude/longitude grid over the conterminous US',
+    generation: 'CMIP5',
+    years: CMIP5_YEARS,
+    runs: cmip5Runs(LOCA_CMIP5_MODELS),
+    models: LOCA_CMIP5_MODELS,
+  },
+  {
+    name: 'NEX-GDDP-CMIP6',
+    label: 'NASA Earth Exchange Global Daily Downscaled Projections, CMIP6',
+    description:
+      'The NASA Earth Exchange Global Daily Downscaled Projections for CMIP6 (NEX-GDDP-CMIP6) are daily Bias-Correction Spatial Disaggregation (BCSD) downscalings of the General Circulation Model runs of the Coupled Model Intercomparison Project Phase 6 (CMIP6) at 0.25 degree (~25 km) over the globe (60 S to 90 N), for the historical experiment (1950 through 2014) and four Shared Socioeconomic Pathways (SSP1-2.6, SSP2-4.5, SSP3-7.0, SSP5-8.5; 2015 through 2100) (Thrasher et al. 2022). This service offers the 32 model directories of the dataset that have daily maximum and minimum temperature and precipitation, one ensemble member per model (the one NASA published; listed per model at /api/climate-model/), each on its native calendar (gregorian, 365-day or 360-day; a 360-day year has no values on 5 or 6 dates of the real year). Licence: CC0 (since September 2022).',
+    url: 'https://www.nccs.nasa.gov/services/data-collections/land-based-products/nex-gddp-cmip6',
+    grid: '0.25 degree global latitude/longitude grid (files span 59.875 S to 89.875 N, longitudes 0.125 to 359.875 E)',
+    generation: 'CMIP6',
+    years: CMIP6_YEARS,
+    runs: NEX6_RUNS,
+    models: names(NEX6_RUNS),
+  },
+  {
+    name: 'LOCA2',
+    label: 'Localized Constructed Analogs version 2 (LOCA2) Downscaled Projections, CMIP6',
+    description:
+      'LOCA2 (Pierce et al. 2023, Scripps Institution of Oceanography) downscales 27 CMIP6 global climate models to a 1/16 degree (~6 km) grid over North America (southern Canada through central Mexico) with daily maximum and minimum temperature and precipitation, for the historical experiment (1950 through 2014) and SSP2-4.5, SSP3-7.0 and SSP5-8.5 (2015 through 2100) where the model ran them; it is the statistical downscaling of the Fifth National Climate Assessment. The publisher has up to 10 ensemble members per model; this service offers one per model, the first listed (shown per model at /api/climate-model/), and the revised precipitation (v20240915). All models are on the gregorian calendar. In this service, places in the conterminous US have LOCA2 map cells.',
+    url: 'https://loca.ucsd.edu/',
+    grid: '1/16 degree latitude/longitude grid over North America (map cells here: conterminous US)',
+    generation: 'CMIP6',
+    years: CMIP6_YEARS,
+    runs: LOCA2_RUNS,
+    models: names(LOCA2_RUNS),
   },
 ];
+
+/** A dataset's run of a model, or undefined when the dataset has no such model. */
+export const runOf = (dataset: DatasetFixture, model: string) => dataset.runs.find((r) => r.model === model);
 
 export interface ScenarioFixture {
   name: string;
@@ -80,19 +240,50 @@ export const SCENARIOS: ScenarioFixture[] = [
     startYear: 1950,
     endYear: 2005,
   },
+  {
+    name: 'ssp126',
+    label: 'SSP1-2.6',
+    description: 'Sustainability (SSP1) with low challenges to mitigation and adaptation, reaching about 2.6 W/m2 of radiative forcing by 2100; the CMIP6 successor of RCP 2.6. 2015 to 2100.',
+    alias: 'Very low emissions',
+    startYear: 2015,
+    endYear: 2100,
+  },
+  {
+    name: 'ssp245',
+    label: 'SSP2-4.5',
+    description: 'Middle of the road (SSP2): social, economic and technological trends follow historical patterns, about 4.5 W/m2 by 2100; the CMIP6 successor of RCP 4.5. 2015 to 2100.',
+    alias: 'Intermediate emissions',
+    startYear: 2015,
+    endYear: 2100,
+  },
+  {
+    name: 'ssp370',
+    label: 'SSP3-7.0',
+    description: 'Regional rivalry (SSP3): high challenges to mitigation and adaptation, about 7.0 W/m2 by 2100, with high aerosol emissions. 2015 to 2100.',
+    alias: 'High emissions',
+    startYear: 2015,
+    endYear: 2100,
+  },
+  {
+    name: 'ssp585',
+    label: 'SSP5-8.5',
+    description: 'Fossil-fuelled development (SSP5): high challenges to mitigation, about 8.5 W/m2 by 2100; the CMIP6 successor of RCP 8.5. 2015 to 2100.',
+    alias: 'Very high emissions',
+    startYear: 2015,
+    endYear: 2100,
+  },
 ];
 
-export const HISTORIC_RANGES = [
-  { start_year: 1951, end_year: 1980 },
-  { start_year: 1961, end_year: 1990 },
-  { start_year: 1971, end_year: 2000 },
-];
+export interface HistoricRangeFixture {
+  start_year: number;
+  end_year: number;
+  /** The datasets whose historical years hold the range. */
+  datasets: string[];
+}
 
-/**
- * CMIP5 models whose native calendar has no leap days (365_day / noleap). Their synthetic series
- * have no Feb 29, so the API shows null in that slot of leap years.
- */
-export const NOLEAP_MODELS = new Set([
-  'BNU-ESM', 'CCSM4', 'CESM1-BGC', 'CESM1-CAM5', 'CSIRO-Mk3-6-0', 'CanESM2', 'FGOALS-g2', 'GFDL-CM3',
-  'GFDL-ESM2G', 'GFDL-ESM2M', 'IPSL-CM5A-LR', 'IPSL-CM5A-MR', 'NorESM1-M', 'bcc-csm1-1', 'bcc-csm1-1-m', 'inmcm4',
-]);
+/** The 30-year ranges, each for the datasets whose historical run covers it (1981-2010 needs 2014's CMIP6). */
+export const HISTORIC_RANGES: HistoricRangeFixture[] = [[1951, 1980], [1961, 1990], [1971, 2000], [1981, 2010]].map(([start_year, end_year]) => ({
+  start_year: start_year!,
+  end_year: end_year!,
+  datasets: DATASETS.filter((d) => d.years.historical![1] >= end_year!).map((d) => d.name),
+}));

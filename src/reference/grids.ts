@@ -20,6 +20,12 @@ export const GRIDS: Record<string, Grid> = {
   // 1/16 degree grid over the conterminous US; centres at odd multiples of 1/32 degree
   // (the LOCA files span 23.90625..53.46875 N and 234.53125..292.96875 E).
   LOCA: { dataset: 'LOCA', size: 0.0625, lat0: 23.875, lon0: -125.5, rows: 474, cols: 936 },
+  // NEX-GDDP-CMIP6 is on the same 0.25 degree cells as NEX-GDDP (its files stop at 59.875 S).
+  'NEX-GDDP-CMIP6': { dataset: 'NEX-GDDP-CMIP6', size: 0.25, lat0: -90, lon0: -180, rows: 720, cols: 1440 },
+  // LOCA2 covers North America at 1/16 degree, centres at odd multiples of 1/32 degree; its exact
+  // domain is not published in a form we could check, so the grid spans 14-60 N, 136-52 W, and
+  // the ingest places each file's cells on it by their coordinates.
+  LOCA2: { dataset: 'LOCA2', size: 0.0625, lat0: 14, lon0: -136, rows: 736, cols: 1344 },
 };
 
 /** Longitude folded into [-180, 180). */
@@ -44,5 +50,5 @@ export function cellCentre(grid: Grid, cellId: number): { lat: number; lon: numb
   return { lat: grid.lat0 + (row + 0.5) * grid.size, lon: normalizeLon(grid.lon0 + (col + 0.5) * grid.size) };
 }
 
-/** States and territories outside the conterminous US, which LOCA does not cover. */
+/** States and territories outside the conterminous US, where LOCA and LOCA2 give no city a map cell. */
 export const NON_CONUS = new Set(['AK', 'HI', 'PR', 'GU', 'VI', 'AS', 'MP', 'UM']);
