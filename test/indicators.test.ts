@@ -16,31 +16,6 @@ let t: TestApp;
 const get = (url: string) => request(t.app).get(url).set('Authorization', `Token ${t.token}`);
 
 type Daily = { date: Date; tasmax: number; tasmin: number; pr: number };
-/** model -> days in date order, from the raw endpoint (one model at a time: no cross-model mixing). */
-const raw = new Map<string, Daily[]>();
-const historical = new Map<string, Daily[]>();
-
-async function fetchDays(scenario: string, model: string): Promise<Daily[]> {
-  const res = await get(`/api/climate-data/${NYC}/${scenario}/?models=${model}`).expect(200);
-  const days: Daily[] = [];
-  for (const [year, v] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
-    for (let slot = 0; slot < 366; slot++) {
-      if (v.tasmax![slot] === null) continue;
-      // The endpoint prints the shortest decimal of each float32; fround recovers the stored value.
-      days.push({ date: new Date(Date.UTC(Number(year), 0, 1 + slot)), tasmax: Math.fround(v.tasmax![slot]!), tasmin: Math.fround(v.tasmin![slot]!), pr: Math.fround(v.pr![slot]!) });
-    }
-  }
-  return days;
-}
-
-beforeAll(async () => {
-  t = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' });
-  for (const m of MODELS) {
-    raw.set(m, await fetchDays('RCP85', m));
-    historical.set(m, await fetchDays('historical', m));
-  }
-});
-
 // ---- the oracle ----
 const slotOf = (d: Date) => Math.round((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -84,6 +59,49 @@ const runs = (flags: boolean[]) => {
   return out;
 };
 
+function expectClose(actual: Record<string, Record<string, number>>, expected: Record<string, Record<string, number>>) {
+  expect(Object.keys(actual)).toEqual(Object.keys(expected));
+  for (const [k, stats] of Object.entries(expected)) {
+    expect(Object.keys(actual[k]!).sort(), k).toEqual(Object.keys(stats).sort());
+    for (const [s, v] of Object.entries(stats)) {
+      const a = actual[k]![s]!;
+      expect(Math.abs(a - v), `${k} ${s}: ${a} vs ${v}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)));
+    }
+  }
+}
+
+// Stored values are float32; the oracle works on the same float32 values as the raw endpoint prints.
+const K_TO_F = (x: number) => (x + -459.67 / 1.8) * 1.8;
+
+/**
+ * The re-implementation's checks on one dataset and scenario of the suite's build: `models` are the
+ * build's models of that dataset, `year` one of the scenario's years there.
+ */
+function reimplementationSuite(dataset: string, scenario: string, MODELS: string[], year: number) {
+/** model -> days in date order, from the raw endpoint (one model at a time: no cross-model mixing). */
+const raw = new Map<string, Daily[]>();
+const historical = new Map<string, Daily[]>();
+
+async function fetchDays(scenario: string, model: string): Promise<Daily[]> {
+  const res = await get(`/api/climate-data/${NYC}/${scenario}/?dataset=${dataset}&models=${model}`).expect(200);
+  const days: Daily[] = [];
+  for (const [year, v] of Object.entries(res.body.data) as [string, Record<string, (number | null)[]>][]) {
+    for (let slot = 0; slot < 366; slot++) {
+      if (v.tasmax![slot] === null) continue;
+      // The endpoint prints the shortest decimal of each float32; fround recovers the stored value.
+      days.push({ date: new Date(Date.UTC(Number(year), 0, 1 + slot)), tasmax: Math.fround(v.tasmax![slot]!), tasmin: Math.fround(v.tasmin![slot]!), pr: Math.fround(v.pr![slot]!) });
+    }
+  }
+  return days;
+}
+
+beforeAll(async () => {
+  for (const m of MODELS) {
+    raw.set(m, await fetchDays(scenario, m));
+    historical.set(m, await fetchDays('historical', m));
+  }
+});
+
 /** Per period: the per-model values, then min/max/avg across models. */
 function oracle(period: Period, reduce: (days: Daily[], model: string) => number, opts: { offset?: boolean } = {}) {
   const perPeriod = new Map<string, number[]>();
@@ -113,24 +131,10 @@ function oracle(period: Period, reduce: (days: Daily[], model: string) => number
   return out;
 }
 
-function expectClose(actual: Record<string, Record<string, number>>, expected: Record<string, Record<string, number>>) {
-  expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const [k, stats] of Object.entries(expected)) {
-    expect(Object.keys(actual[k]!).sort(), k).toEqual(Object.keys(stats).sort());
-    for (const [s, v] of Object.entries(stats)) {
-      const a = actual[k]![s]!;
-      expect(Math.abs(a - v), `${k} ${s}: ${a} vs ${v}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)));
-    }
-  }
-}
-
 const data = async (name: string, qs = '') =>
-  (await get(`/api/climate-data/${NYC}/RCP85/indicator/${name}/?${qs}`).expect(200)).body.data as Record<string, Record<string, number>>;
+  (await get(`/api/climate-data/${NYC}/${scenario}/indicator/${name}/?dataset=${dataset}&${qs}`).expect(200)).body.data as Record<string, Record<string, number>>;
 
-// Stored values are float32; the oracle works on the same float32 values as the raw endpoint prints.
-const K_TO_F = (x: number) => (x + -459.67 / 1.8) * 1.8;
-
-describe('indicator values against a re-implementation, on multi-day data', () => {
+describe(`indicator values against a re-implementation, on multi-day data: ${dataset} ${scenario}`, () => {
   it('frost_days per year, month, quarter', async () => {
     const frost = (days: Daily[]) => days.filter((d) => d.tasmin <= 273.15).length;
     for (const agg of ['yearly', 'monthly', 'quarterly']) {
@@ -170,7 +174,7 @@ describe('indicator values against a re-implementation, on multi-day data', () =
   });
 
   it('heat waves against the daily climatology of the historic range', async () => {
-    // The suite's historical data covers 1990-1992, inside the default range 1971-2000.
+    // The suite's historical data covers 1990-1992, inside the default range (1971-2000; 1981-2010 for CMIP6).
     const sums = new Map<number, [number, number]>();
     for (const m of MODELS) {
       for (const d of historical.get(m)!) {
@@ -241,25 +245,35 @@ describe('indicator values against a re-implementation, on multi-day data', () =
 
   it('statistics across models: median, stddev (population), stdev alias, any NNth', async () => {
     const res = await data('frost_days', 'agg=median,stddev,stdev,5th,95th,avg');
-    const perModel = MODELS.map((m) => raw.get(m)!.filter((d) => d.date.getUTCFullYear() === 2051 && d.tasmin <= 273.15).length);
-    const mean = perModel.reduce((a, b) => a + b, 0) / 3;
-    expect(Object.keys(res['2051']!)).toEqual(['median', 'stddev', 'stdev', '5th', '95th', 'avg']);
-    expect(res['2051']!.median).toBeCloseTo(npPercentile(perModel, 50), 10);
-    expect(res['2051']!.stddev).toBeCloseTo(Math.sqrt(perModel.reduce((a, v) => a + (v - mean) ** 2, 0) / 3), 10);
-    expect(res['2051']!.stdev).toBe(res['2051']!.stddev);
-    expect(res['2051']!['95th']).toBeCloseTo(npPercentile(perModel, 95), 10);
-    expect(res['2051']!['5th']).toBeCloseTo(npPercentile(perModel, 5), 10);
+    const perModel = MODELS.map((m) => raw.get(m)!.filter((d) => d.date.getUTCFullYear() === year && d.tasmin <= 273.15).length);
+    const mean = perModel.reduce((a, b) => a + b, 0) / MODELS.length;
+    expect(Object.keys(res[String(year)]!)).toEqual(['median', 'stddev', 'stdev', '5th', '95th', 'avg']);
+    expect(res[String(year)]!.median).toBeCloseTo(npPercentile(perModel, 50), 10);
+    expect(res[String(year)]!.stddev).toBeCloseTo(Math.sqrt(perModel.reduce((a, v) => a + (v - mean) ** 2, 0) / MODELS.length), 10);
+    expect(res[String(year)]!.stdev).toBe(res[String(year)]!.stddev);
+    expect(res[String(year)]!['95th']).toBeCloseTo(npPercentile(perModel, 95), 10);
+    expect(res[String(year)]!['5th']).toBeCloseTo(npPercentile(perModel, 5), 10);
   });
 
   it('filters years and models; offset years are named by their first year', async () => {
-    expect(Object.keys(await data('frost_days', 'years=2051'))).toEqual(['2051']);
-    expect(Object.keys(await data('frost_days', 'years=2050,2052'))).toEqual(['2050', '2052']);
-    expect(Object.keys(await data('frost_days', 'time_aggregation=offset_yearly&years=2050'))).toEqual(['2050-2051']);
-    const one = await get(`/api/climate-data/${NYC}/RCP85/indicator/frost_days/?models=CCSM4`).expect(200);
-    expect(one.body.climate_models).toEqual(['CCSM4']);
+    expect(Object.keys(await data('frost_days', `years=${year}`))).toEqual([String(year)]);
+    expect(Object.keys(await data('frost_days', `years=${year - 1},${year + 1}`))).toEqual([String(year - 1), String(year + 1)]);
+    expect(Object.keys(await data('frost_days', `time_aggregation=offset_yearly&years=${year - 1}`))).toEqual([`${year - 1}-${year}`]);
+    const one = await get(`/api/climate-data/${NYC}/${scenario}/indicator/frost_days/?dataset=${dataset}&models=${MODELS[1]}`).expect(200);
+    expect(one.body.climate_models).toEqual([MODELS[1]]);
     for (const stats of Object.values(one.body.data) as Record<string, number>[]) expect(stats.min).toBe(stats.max);
   });
 });
+}
+
+const data = async (name: string, qs = '') =>
+  (await get(`/api/climate-data/${NYC}/RCP85/indicator/${name}/?${qs}`).expect(200)).body.data as Record<string, Record<string, number>>;
+
+beforeAll(async () => {
+  t = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' });
+});
+
+reimplementationSuite('NEX-GDDP', 'RCP85', MODELS, 2051);
 
 describe('indicator data response', () => {
   it('has the spec keys, the indicator object, the units used, and works by lat/lon', async () => {

@@ -100,7 +100,7 @@ describe('the OpenAPI document', () => {
     const raw = params('/api/climate-data/{lat}/{lon}/{scenario}/');
     expect(raw['path:lat']).toMatchObject({ type: 'number', minimum: -90, maximum: 90, required: true });
     expect(raw['path:scenario']).toMatchObject({ enum: t.catalog.scenarios.map((s) => s.name), required: true });
-    expect(raw['query:dataset']).toMatchObject({ enum: ['NEX-GDDP', 'LOCA'], default: 'NEX-GDDP' });
+    expect(raw['query:dataset']).toMatchObject({ enum: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'], default: 'NEX-GDDP' });
     expect(raw['query:agg']).toMatchObject({ enum: ['avg', 'min', 'max'], default: 'avg' });
     expect(raw['query:variables']).toMatchObject({ type: 'string', default: 'tasmax,tasmin,pr' });
     expect(raw['query:distance']).toMatchObject({ type: 'number', minimum: 0, default: 0 });
@@ -117,7 +117,7 @@ describe('the OpenAPI document', () => {
     expect(ind['query:percentile']).toMatchObject({ type: 'integer', minimum: 1, maximum: 99 });
     expect(ind['query:threshold_comparator']).toMatchObject({ enum: ['lt', 'lte', 'gt', 'gte'] });
     expect(ind['query:basetemp']).toMatchObject({ type: 'number', default: 65 });
-    expect(ind['query:historic_range']).toMatchObject({ enum: ['1951', '1961', '1971'], default: '1971' });
+    expect(ind['query:historic_range']).toMatchObject({ enum: ['1951', '1961', '1971', '1981'], default: '1971' });
     expect(String(ind['query:threshold']!.description)).toMatch(/Used by: max_temperature_threshold, min_temperature_threshold, precipitation_threshold;/);
     expect(ind['query:distance']).toBeUndefined();
     // Every parameter any indicator declares is documented on the indicator data operations.

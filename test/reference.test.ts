@@ -260,11 +260,17 @@ describe('GET /api/map-cell/{lat}/{lon}/', () => {
 });
 
 describe('datasets, models, scenarios, historic ranges', () => {
-  it('lists the two datasets with the fixture text and model lists', async () => {
+  it('lists the datasets with the fixture text and model lists, the CMIP5 ones first', async () => {
     const res = await get('/api/dataset/').expect(200);
-    expect(res.body.map((d: { name: string }) => d.name)).toEqual(['NEX-GDDP', 'LOCA']);
+    expect(res.body.map((d: { name: string }) => d.name)).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
     const [nex, loca] = res.body;
-    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models']);
+    // The original's members first, in its order; the new ones after them.
+    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models', 'grid', 'generation', 'scenarios']);
+    expect(nex.scenarios).toEqual([
+      { name: 'historical', start_year: 1950, end_year: 2005 },
+      { name: 'RCP45', start_year: 2006, end_year: 2100 },
+      { name: 'RCP85', start_year: 2006, end_year: 2100 },
+    ]);
     expect(nex.label).toBe('Nasa Earth Exchange Global Daily Downscaled Projections');
     expect(nex.url).toBe('https://nex.nasa.gov/nex/projects/1356/');
     expect(nex.models).toHaveLength(21);
@@ -279,16 +285,23 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect((await get('/api/dataset/FOO/').expect(404)).body).toEqual({ detail: 'Not found.' });
   });
 
-  it('lists the 33 climate models in byte order with their datasets', async () => {
+  it('lists the climate models of every dataset in byte order with their datasets and runs', async () => {
     const res = await get('/api/climate-model/').expect(200);
-    expect(res.body).toHaveLength(33);
+    // 33 CMIP5 models; CMIP6: 32 NEX-GDDP-CMIP6 directories and 27 LOCA2 models, 23 of them in both
+    // (LOCA2's AWI-CM-1-1-MR, CESM2-LENS, CNRM-CM6-1-HR and EC-Earth3-Veg are not NEX directories).
+    expect(res.body).toHaveLength(33 + 32 + 27 - 23);
     const names = res.body.map((m: { name: string }) => m.name);
     expect(names).toEqual([...names].sort((a: string, b: string) => (a < b ? -1 : 1)));
+    const standard = { member: null, grid_label: null, calendar: 'standard', scenarios: ['historical', 'RCP45', 'RCP85'] };
     expect(res.body.find((m: { name: string }) => m.name === 'ACCESS1-0')).toEqual({
       name: 'ACCESS1-0',
       label: 'ACCESS1-0',
       datasets: ['NEX-GDDP', 'LOCA'],
       base_time: null,
+      runs: [
+        { dataset: 'NEX-GDDP', ...standard },
+        { dataset: 'LOCA', ...standard },
+      ],
     });
     expect((await get('/api/climate-model/BNU-ESM/').expect(200)).body.datasets).toEqual(['NEX-GDDP']);
     expect((await get('/api/climate-model/HadGEM2-ES/').expect(200)).body.datasets).toEqual(['LOCA']);
@@ -301,9 +314,13 @@ describe('datasets, models, scenarios, historic ranges', () => {
   it('lists scenarios with alias, detail by name', async () => {
     const res = await get('/api/scenario/').expect(200);
     expect(res.body).toEqual([
-      expect.objectContaining({ name: 'RCP45', label: 'RCP 4.5', alias: 'Low emissions' }),
-      expect.objectContaining({ name: 'RCP85', label: 'RCP 8.5', alias: 'High emissions' }),
-      expect.objectContaining({ name: 'historical', label: 'Historical', alias: '' }),
+      expect.objectContaining({ name: 'RCP45', label: 'RCP 4.5', alias: 'Low emissions', datasets: ['NEX-GDDP', 'LOCA'] }),
+      expect.objectContaining({ name: 'RCP85', label: 'RCP 8.5', alias: 'High emissions', datasets: ['NEX-GDDP', 'LOCA'] }),
+      expect.objectContaining({ name: 'historical', label: 'Historical', alias: '', datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] }),
+      expect.objectContaining({ name: 'ssp126', label: 'SSP1-2.6', datasets: ['NEX-GDDP-CMIP6'] }),
+      expect.objectContaining({ name: 'ssp245', label: 'SSP2-4.5', datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] }),
+      expect.objectContaining({ name: 'ssp370', label: 'SSP3-7.0', datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] }),
+      expect.objectContaining({ name: 'ssp585', label: 'SSP5-8.5', datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] }),
     ]);
     expect((await get('/api/scenario/historical/').expect(200)).body.description).toBe(
       'A historical dataset from 1950 to 2005 that blends reanalysis data with observations',
@@ -312,13 +329,19 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect((await get('/api/scenario/?ordering=up').expect(400)).body.detail).toMatch(/^ordering must be 'name' or '-name'/);
   });
 
-  it('lists the historic ranges', async () => {
+  it('lists the historic ranges with the datasets each applies to, filtered by dataset', async () => {
+    const all = ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'];
     const res = await get('/api/historic-range/').expect(200);
     expect(res.body).toEqual([
-      { start_year: 1951, end_year: 1980 },
-      { start_year: 1961, end_year: 1990 },
-      { start_year: 1971, end_year: 2000 },
+      { start_year: 1951, end_year: 1980, datasets: all },
+      { start_year: 1961, end_year: 1990, datasets: all },
+      { start_year: 1971, end_year: 2000, datasets: all },
+      { start_year: 1981, end_year: 2010, datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] },
     ]);
+    const starts = async (q: string) => (await get(`/api/historic-range/?${q}`).expect(200)).body.map((r: { start_year: number }) => r.start_year);
+    expect(await starts('dataset=NEX-GDDP')).toEqual([1951, 1961, 1971]);
+    expect(await starts('dataset=LOCA2&ordering=-start_year')).toEqual([1981, 1971, 1961, 1951]);
+    expect((await get('/api/historic-range/?dataset=CMIP7').expect(400)).body.detail).toBe("dataset must be one of NEX-GDDP, LOCA, NEX-GDDP-CMIP6, LOCA2; got 'CMIP7'.");
   });
 });
 

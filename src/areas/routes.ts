@@ -1,7 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { climateFile, summaryFile } from '../climate/files.js';
 import { scenarioOr404 } from '../climate/location.js';
-import { rawDataQuery } from '../climate/params.js';
+import { rawDataQuery, datasetRanges } from '../climate/params.js';
 import { rawDataPlan } from '../climate/rawDataPlan.js';
 import { dailyDataJson } from '../climate/rawData.js';
 import { dailyDataArrow } from '../climate/rawArrow.js';
@@ -102,7 +102,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     res
       .vary('Accept')
       .type('application/json')
-      .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${indicatorHead(plan, indicatorJson(meta, catalog.historicRanges))}"data":${dataJson(rows)}}`);
+      .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${indicatorHead(plan, indicatorJson(meta, datasetRanges(catalog, plan.dataset)))}"data":${dataJson(rows)}}`);
   }
 
   async function sendRaw(req: Request, res: Response) {

@@ -1,6 +1,6 @@
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { scenarioOr404 } from '../climate/location.js';
-import { rawDataQuery } from '../climate/params.js';
+import { rawDataQuery, datasetRanges } from '../climate/params.js';
 import { rawColumns, rawDataPlan, rawHead, rawYearMembers, type RawDataPlan } from '../climate/rawDataPlan.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName } from '../climate/tableLabels.js';
@@ -77,7 +77,7 @@ export function batchRoutes(deps: BatchDeps): Router {
 
   function indicatorKind(plan: IndicatorPlan): BatchKind<Awaited<ReturnType<typeof indicatorRows>>> {
     return {
-      head: indicatorHead(plan, indicatorJson(plan.meta, catalog.historicRanges)),
+      head: indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
       compute: async (cellId) => {
         readyCell(plan, cellId);
         return indicatorRows(catalog, queries, plan, cellId);

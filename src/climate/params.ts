@@ -97,15 +97,39 @@ export function rawDataQuery(catalog: Catalog) {
   };
 }
 
-/** Comma-separated model names, all of the dataset's; `all`: every model of the dataset. */
-export function parseModels(dataset: Dataset, value: string): string[] {
-  if (value === 'all') return dataset.models;
+/** A 400 unless the dataset has the scenario (the CMIP5 datasets have RCPs, the CMIP6 ones SSPs). */
+export function checkDatasetScenario(dataset: Dataset, scenario: Scenario) {
+  if (!dataset.scenarios.some((s) => s.name === scenario.name)) {
+    throw badRequest(`Dataset ${dataset.name} has no scenario ${scenario.name}; its scenarios are ${dataset.scenarios.map((s) => s.name).join(', ')}.`);
+  }
+}
+
+/** The dataset's models that have a run of the scenario, in the dataset's order. */
+export function scenarioModels(dataset: Dataset, scenario: Scenario): string[] {
+  return dataset.models.filter((m) => dataset.runs.get(m)?.scenarios.includes(scenario.name) ?? true);
+}
+
+/**
+ * Comma-separated model names of the dataset that have the scenario; `all`: every such model.
+ * Checks first that the dataset has the scenario at all.
+ */
+export function parseModels(dataset: Dataset, scenario: Scenario, value: string): string[] {
+  checkDatasetScenario(dataset, scenario);
+  const withScenario = scenarioModels(dataset, scenario);
+  if (value === 'all') return withScenario;
   const names = value.split(',').map((m) => m.trim());
   const unknown = names.filter((m) => !dataset.models.includes(m));
   if (unknown.length > 0) {
     throw badRequest(
       `Dataset ${dataset.name} has no data for model(s): ${unknown.map((m) => m || '(empty)').join(',')}. ` +
         `Its models are listed at /api/dataset/${dataset.name}/.`,
+    );
+  }
+  const lacking = names.filter((m) => !withScenario.includes(m));
+  if (lacking.length > 0) {
+    throw badRequest(
+      `In ${dataset.name}, model(s) ${[...new Set(lacking)].join(',')} have no ${scenario.name} run. ` +
+        `Its models with ${scenario.name}: ${withScenario.join(', ')} (each model's scenarios at /api/climate-model/{name}/).`,
     );
   }
   return [...new Set(names)];
@@ -122,11 +146,26 @@ export function yearsWithin(filter: YearsFilter, available: [number, number]): n
 
 const range = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
 
-/** The scenario's years present in this data build. */
-export function scenarioYears(catalog: Catalog, scenario: Scenario): [number, number] {
-  const built = (catalog.manifest.years as Record<string, [number, number]> | undefined)?.[scenario.name];
-  return built ?? [scenario.startYear, scenario.endYear];
+type YearsByScenario = Record<string, [number, number]>;
+
+/**
+ * The years of the dataset's scenario present in this data build: the manifest's per-dataset
+ * years, else (a build from before CMIP6) its per-scenario years for the CMIP5 datasets, else the
+ * dataset's full range (historical ends in 2005 for CMIP5 and 2014 for CMIP6).
+ */
+export function scenarioYears(catalog: Catalog, dataset: Dataset, scenario: Scenario): [number, number] {
+  const m = catalog.manifest as { dataset_years?: Record<string, YearsByScenario>; years?: YearsByScenario };
+  const built = m.dataset_years?.[dataset.name]?.[scenario.name] ?? (dataset.generation === 'CMIP5' ? m.years?.[scenario.name] : undefined);
+  if (built) return built;
+  const own = dataset.scenarios.find((s) => s.name === scenario.name);
+  return own ? [own.startYear, own.endYear] : [scenario.startYear, scenario.endYear];
 }
+
+/** The historic ranges within the dataset's historical years (1981-2010 only for CMIP6). */
+export const datasetRanges = (catalog: Catalog, dataset: Dataset) => catalog.historicRanges.filter((r) => r.datasets.includes(dataset.name));
+
+/** The latest of the ranges: the default historic_range. */
+export const latestRange = <T extends { end_year: number }>(ranges: T[]) => [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
 
 /** A request's size: years x models x cells, bounded so no request can occupy the server for long. */
 export function checkCost(years: number, models: number, maxModelYears: number) {

@@ -2,7 +2,7 @@ import type { QueryPool } from '../db/queryPool.js';
 import type { Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from './files.js';
-import { checkCost, parseModels, rawDataQuery, scenarioYears, yearsWithin, type Variable } from './params.js';
+import { checkCost, parseModels, rawDataQuery, scenarioModels, scenarioYears, yearsWithin, type Variable } from './params.js';
 import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type DailyColumns, type RawAgg, type RawDataQuery } from './rawData.js';
 import type { queryFields } from '../http/queryParams.js';
 
@@ -23,9 +23,9 @@ export interface RawDataPlan {
 
 export function rawDataPlan(catalog: Catalog, q: RawDataFields, query: Record<string, unknown>, dataset: Dataset, scenario: Scenario, maxModelYears: number): RawDataPlan {
   const agg = q.agg(query);
-  const models = parseModels(dataset, q.models(query));
+  const models = parseModels(dataset, scenario, q.models(query));
   const variables = q.variables(query);
-  const years = yearsWithin(q.years(query), scenarioYears(catalog, scenario));
+  const years = yearsWithin(q.years(query), scenarioYears(catalog, dataset, scenario));
   checkCost(years.length, models.length, maxModelYears);
   return { dataset, scenario, agg, models, variables, years };
 }
@@ -35,7 +35,7 @@ export function rawSource(catalog: Catalog, plan: RawDataPlan, cellId: number): 
   const { dataset, scenario } = plan;
   const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
   if (!file || plan.years.length === 0 || plan.variables.length === 0) return undefined;
-  return plan.models.length === dataset.models.length
+  return plan.models.length === scenarioModels(dataset, scenario).length
     ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, cellId) }
     : { kind: 'days', file, models: plan.models };
 }

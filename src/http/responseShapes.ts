@@ -68,19 +68,50 @@ export const pointMapCell = z
   })
   .meta({ id: 'PointMapCell' });
 
+const years = (what: string) => ({ start_year: z.int().meta({ description: `First year of ${what}.` }), end_year: z.int().meta({ description: `Last year of ${what}.` }) });
+
 export const dataset = z
-  .strictObject({ name: z.string(), label: z.string(), description: z.string(), url: z.string(), models: z.array(z.string()) })
+  .strictObject({
+    name: z.string(),
+    label: z.string(),
+    description: z.string(),
+    url: z.string(),
+    models: z.array(z.string()),
+    grid: z.string().meta({ description: "The dataset's grid." }),
+    generation: z.enum(['CMIP5', 'CMIP6']).meta({ description: 'The CMIP phase of its models.' }),
+    scenarios: z
+      .array(z.strictObject({ name: z.string(), ...years('the scenario in this dataset') }))
+      .meta({ description: 'The scenarios of the dataset with their years (historical ends in 2005 for CMIP5, 2014 for CMIP6).' }),
+  })
   .meta({ id: 'ClimateDataset' });
 
+export const modelRun = z
+  .strictObject({
+    dataset: z.string(),
+    member: z.string().nullable().meta({ description: 'The ensemble member (variant label) served; null where the dataset does not record one (CMIP5).' }),
+    grid_label: z.string().nullable().meta({ description: "The grid label in the publisher's file names; null for CMIP5." }),
+    calendar: z.enum(['standard', 'noleap', '360_day']).meta({ description: 'The calendar of its days: noleap has no Feb 29; 360_day has no value on 5 or 6 dates a year.' }),
+    scenarios: z.array(z.string()).meta({ description: 'The scenarios this model has in the dataset.' }),
+  })
+  .meta({ id: 'ClimateModelRun' });
+
 export const climateModel = z
-  .strictObject({ name: z.string(), label: z.string(), datasets: z.array(z.string()), base_time: z.null() })
+  .strictObject({ name: z.string(), label: z.string(), datasets: z.array(z.string()), base_time: z.null(), runs: z.array(modelRun).meta({ description: 'Per dataset, the run served.' }) })
   .meta({ id: 'ClimateModel' });
 
 export const scenario = z
-  .strictObject({ name: z.string(), label: z.string(), description: z.string(), alias: z.string() })
+  .strictObject({
+    name: z.string(),
+    label: z.string(),
+    description: z.string(),
+    alias: z.string(),
+    datasets: z.array(z.string()).meta({ description: 'The datasets with this scenario (their years: /api/dataset/).' }),
+  })
   .meta({ id: 'Scenario' });
 
-export const historicRange = z.strictObject({ start_year: z.int(), end_year: z.int() }).meta({ id: 'HistoricDateRange' });
+export const historicRange = z
+  .strictObject({ ...years('the range'), datasets: z.array(z.string()).meta({ description: 'The datasets whose historical years hold the range.' }) })
+  .meta({ id: 'HistoricDateRange' });
 
 export const indicatorParam = z
   .strictObject({

@@ -1,6 +1,6 @@
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from '../climate/files.js';
-import { checkCost, parseModels, scenarioYears, yearsWithin } from '../climate/params.js';
+import { checkCost, parseModels, scenarioModels, scenarioYears, yearsWithin } from '../climate/params.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { HttpError } from '../http/errors.js';
 import type { IndicatorMeta } from './metadata.js';
@@ -38,19 +38,19 @@ export function indicatorOr404(name: string | undefined): IndicatorMeta {
 
 /** Checks the parameters in the order the endpoints always have: the first bad one is the 400 (or 404). */
 export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Record<string, unknown>, dataset: Dataset, scenario: Scenario, name: string | undefined, maxModelYears: number): IndicatorPlan {
-  const models = parseModels(dataset, q.models(query));
+  const models = parseModels(dataset, scenario, q.models(query));
   const meta = indicatorOr404(name);
   const aggs = q.agg(query);
   const timeAggregation = q.time_aggregation(query);
   const spans = customSpans(timeAggregation, query, q.custom_time_agg);
   const units = parseUnits(meta, q.units(query));
-  const vars = parseIndicatorVariables(meta, query, q);
-  const available = scenarioYears(catalog, scenario);
+  const vars = parseIndicatorVariables(catalog, dataset, meta, query, q);
+  const available = scenarioYears(catalog, dataset, scenario);
   const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
   let years = windowYears;
   // An offset year is named by its first calendar year and also needs the next one.
   if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
-  const relativeTo = parseBaseline(catalog, query, q);
+  const relativeTo = parseBaseline(catalog, dataset, query, q);
   const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
   checkCost(years.length + baselineYears.length, models.length, maxModelYears);
   return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears };
@@ -73,7 +73,7 @@ export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: 
     const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId);
     baseline = { file: baselineFile, monthlyFile, years: plan.baselineYears, change: relativeTo.change };
   }
-  const all = models.length === dataset.models.length;
+  const all = models.length === scenarioModels(dataset, scenario).length;
   const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId);
   // Windows are made of each model's yearly values.
   const periods = plan.windows ? 'yearly' : plan.timeAggregation;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
 import { parsedBy, wireType } from '../http/queryParams.js';
-import type { Catalog, HistoricRange } from '../reference/catalog.js';
-import { climateQuery, scenarioYears, single } from '../climate/params.js';
+import type { Catalog, Dataset, HistoricRange } from '../reference/catalog.js';
+import { climateQuery, datasetRanges, DEFAULT_DATASET, latestRange, scenarioYears, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
@@ -127,16 +127,16 @@ export interface Baseline {
 
 /**
  * `relative_to` (a historic range's start year, or a span YYYY:YYYY) and `change`: the baseline's
- * years, which must lie within the historical scenario's years of this build and number at least 10.
+ * years, which must lie within the dataset's historical years in this build and number at least 10.
  */
-export function parseBaseline(catalog: Catalog, query: Record<string, unknown>, q: Pick<IndicatorFields, 'relative_to' | 'change'>): Baseline | undefined {
+export function parseBaseline(catalog: Catalog, dataset: Dataset, query: Record<string, unknown>, q: Pick<IndicatorFields, 'relative_to' | 'change'>): Baseline | undefined {
   const text = q.relative_to(query);
   const change = q.change(query);
   if (text === undefined) {
     if (change !== undefined) throw badRequest("change applies only with relative_to: give relative_to (a historic range's start year or a span YYYY:YYYY), or leave change out.");
     return undefined;
   }
-  const starts = catalog.historicRanges.map((r) => r.start_year).join(', ');
+  const starts = datasetRanges(catalog, dataset).map((r) => r.start_year).join(', ');
   const allowed = `relative_to must be the start year of a historic range (${starts}) or a span YYYY:YYYY of at least ${MIN_BASELINE_YEARS} historical years`;
   let span: [number, number];
   const m = /^(\d{4})(?::(\d{4}))?$/.exec(text);
@@ -144,16 +144,42 @@ export function parseBaseline(catalog: Catalog, query: Record<string, unknown>, 
   if (m[2] === undefined) {
     const range = catalog.historicRanges.find((r) => r.start_year === Number(m[1]));
     if (!range) throw badRequest(`${allowed}; got '${text}', which starts no historic range.`);
+    if (!range.datasets.includes(dataset.name)) throw badRequest(`${allowed}; ${notOfDataset(range, dataset)}`);
     span = [range.start_year, range.end_year];
   } else {
     span = [Number(m[1]), Number(m[2])];
     if (span[0] > span[1]) throw badRequest(`${allowed}; in '${text}' the start year is after the end year.`);
   }
   const historical = catalog.scenarioByName.get('historical');
-  const [lo, hi] = historical ? scenarioYears(catalog, historical) : [NaN, NaN];
+  const [lo, hi] = historical ? scenarioYears(catalog, dataset, historical) : [NaN, NaN];
   if (!(span[0] >= lo && span[1] <= hi)) throw badRequest(`${allowed}; ${span[0]}-${span[1]} is not within the historical years of this data, ${lo}-${hi}.`);
   if (span[1] - span[0] + 1 < MIN_BASELINE_YEARS) throw badRequest(`${allowed}; ${span[0]}-${span[1]} has ${span[1] - span[0] + 1}.`);
   return { start_year: span[0], end_year: span[1], change: change ?? 'absolute' };
+}
+
+/**
+ * `historic_range`: a range of the dataset, by default its latest (1971 for the CMIP5 datasets,
+ * 1981 for the CMIP6 ones, whose historical run reaches 2014). A range of another dataset is a
+ * 400 that says which datasets have it and why this one does not.
+ */
+function parseHistoricRange(catalog: Catalog, dataset: Dataset, text: string | undefined): HistoricRange {
+  const own = datasetRanges(catalog, dataset);
+  if (text === undefined) {
+    const latest = latestRange(own);
+    if (!latest) throw badRequest(`Dataset ${dataset.name} has no historic range, so this indicator cannot be computed on it.`);
+    return latest;
+  }
+  const range = catalog.historicRanges.find((r) => String(r.start_year) === text);
+  if (range && range.datasets.includes(dataset.name)) return range;
+  const list = `historic_range must be the start year of one of the historic ranges: ${own.map((r) => r.start_year).join(', ')}`;
+  if (!range) throw badRequest(`${list}; got '${text}'.`);
+  throw badRequest(`${list}; ${notOfDataset(range, dataset)}`);
+}
+
+/** Why a range is not one of the dataset's. */
+function notOfDataset(range: HistoricRange, dataset: Dataset): string {
+  const historical = dataset.scenarios.find((s) => s.name === 'historical');
+  return `${range.start_year}-${range.end_year} is a range of ${range.datasets.join(', ')} only: ${dataset.name}'s historical run ends in ${historical?.endYear ?? '(none)'}.`;
 }
 
 /** `units`: which are valid depends on the indicator, so this check is not in the zod schema. */
@@ -201,7 +227,8 @@ function indicatorParamDoc(name: string): string {
 /** Every indicator-data parameter; the indicator's own ones (threshold, basetemp, ...) apply to some indicators only. */
 export function indicatorQuery(catalog: Catalog) {
   const ranges = catalog.historicRanges;
-  const latest = [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
+  const defaultDataset = catalog.datasetByName.get(DEFAULT_DATASET);
+  const latest = latestRange(defaultDataset ? datasetRanges(catalog, defaultDataset) : ranges);
   const common = (name: string) => INDICATORS[0]!.parameters.find((p) => p.name === name)!.description;
   const allUnits = [...new Set(INDICATORS.flatMap((m) => m.availableUnits))];
   return {
@@ -266,19 +293,12 @@ export function indicatorQuery(catalog: Catalog) {
       })
       .optional()
       .meta({ description: indicatorParamDoc('percentile'), override: wireType('integer', 1, 99) }),
+    // Checked against the dataset by parseHistoricRange; the default is the default dataset's latest range.
     historic_range: z
       .string()
       .optional()
-      .transform((text, ctx): HistoricRange => {
-        const range = text === undefined ? latest : ranges.find((r) => String(r.start_year) === text);
-        if (!range) {
-          const message = `historic_range must be the start year of one of the historic ranges: ${ranges.map((r) => r.start_year).join(', ')}; got '${text}'.`;
-          ctx.addIssue({ code: 'custom', message, input: text });
-        }
-        return range!;
-      })
       .meta({
-        description: indicatorParamDoc('historic_range'),
+        description: `${indicatorParamDoc('historic_range')} Each dataset has its own ranges (/api/historic-range/?dataset=...), and its latest is the default: ${catalog.datasets.map((d) => `${d.name} ${latestRange(datasetRanges(catalog, d))?.start_year ?? 'none'}`).join(', ')}.`,
         override: { enum: ranges.map((r) => String(r.start_year)), ...(latest ? { default: String(latest.start_year) } : {}) },
       }),
   };
@@ -298,7 +318,7 @@ export interface IndicatorVariables {
  * The indicator's own parameters (thresholds, base temperature, percentile, historic range), in the
  * original's order: presence and comparator before units before the threshold's value.
  */
-export function parseIndicatorVariables(meta: IndicatorMeta, query: Record<string, unknown>, q: IndicatorFields): IndicatorVariables {
+export function parseIndicatorVariables(catalog: Catalog, dataset: Dataset, meta: IndicatorMeta, query: Record<string, unknown>, q: IndicatorFields): IndicatorVariables {
   const out: IndicatorVariables = {};
   if (hasParam(meta, 'threshold')) {
     const rate = meta.variables[0] === 'pr';
@@ -321,6 +341,6 @@ export function parseIndicatorVariables(meta: IndicatorMeta, query: Record<strin
   if (hasParam(meta, 'percentile')) {
     out.percentile = q.percentile(query) ?? (meta.parameters.find((p) => p.name === 'percentile')!.default as number);
   }
-  if (hasParam(meta, 'historic_range')) out.historicRange = q.historic_range(query);
+  if (hasParam(meta, 'historic_range')) out.historicRange = parseHistoricRange(catalog, dataset, q.historic_range(query));
   return out;
 }

@@ -1,3 +1,4 @@
+import { datasetRanges, DEFAULT_DATASET } from '../climate/params.js';
 import { Router, type Response } from 'express';
 import type { Dataset, Scenario } from '../reference/catalog.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
@@ -17,11 +18,14 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
   const router = Router();
   const q = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
 
+  // The indicator metadata shows the default dataset's defaults (its latest historic range).
+  const defaultDataset = catalog.datasetByName.get(DEFAULT_DATASET);
+  const ranges = defaultDataset ? datasetRanges(catalog, defaultDataset) : catalog.historicRanges;
   router.get('/api/indicator/', (_req, res) => {
-    res.json(INDICATORS.map((m) => indicatorJson(m, catalog.historicRanges)));
+    res.json(INDICATORS.map((m) => indicatorJson(m, ranges)));
   });
   router.get('/api/indicator/:name/', (req, res) => {
-    res.json(indicatorJson(indicatorOr404(request(req).params.name), catalog.historicRanges));
+    res.json(indicatorJson(indicatorOr404(request(req).params.name), ranges));
   });
 
   async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
@@ -37,7 +41,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
     res
       .vary('Accept')
       .type('application/json')
-      .send(`{"${location.key}":${location.featureJson},${indicatorHead(plan, indicatorJson(plan.meta, catalog.historicRanges))}"data":${dataJson(rows)}}`);
+      .send(`{"${location.key}":${location.featureJson},${indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset)))}"data":${dataJson(rows)}}`);
   }
 
   router.get('/api/climate-data/:city/:scenario/indicator/:name/', throttle, async (req, res) => {

@@ -174,6 +174,9 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
       q<HistoricRange>('historic_ranges.sql'),
     ]);
 
+  // A city's datasets in catalog order (NEX-GDDP, LOCA as they always came, then the CMIP6 ones).
+  const datasetOrder = new Map(datasetRows.map((d, i) => [d.name, i]));
+  const byCatalogOrder = (names: string[]) => [...names].sort((a, b) => (datasetOrder.get(a) ?? 99) - (datasetOrder.get(b) ?? 99));
   const cities: City[] = cityRows.map((r) => ({
     id: Number(r.id),
     name: r.name,
@@ -184,7 +187,7 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
     regionId: r.region_id === null ? null : Number(r.region_id),
     ocean: r.ocean,
     coastal: r.coastal,
-    datasets: r.datasets,
+    datasets: byCatalogOrder(r.datasets),
   }));
 
   const cells = new Map<string, MapCell>();

@@ -196,7 +196,8 @@ export const DATASETS: DatasetFixture[] = [
     url: 'https://loca.ucsd.edu/',
     grid: '1/16 degree latitude/longitude grid over North America (map cells here: conterminous US)',
     generation: 'CMIP6',
-    years: CMIP6_YEARS,
+    // LOCA2 has no SSP1-2.6.
+    years: Object.fromEntries(Object.entries(CMIP6_YEARS).filter(([name]) => name !== 'ssp126')),
     runs: LOCA2_RUNS,
     models: names(LOCA2_RUNS),
   },

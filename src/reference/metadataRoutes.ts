@@ -1,12 +1,27 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../http/errors.js';
 import { queryParser, text } from '../http/queryParams.js';
 import type { Catalog, ClimateModel, Dataset, Scenario } from './catalog.js';
 
-const datasetJson = (d: Dataset) => ({ name: d.name, label: d.label, description: d.description, url: d.url, models: d.models });
-const modelJson = (m: ClimateModel) => ({ name: m.name, label: m.label, datasets: m.datasets, base_time: null });
-const scenarioJson = (s: Scenario) => ({ name: s.name, label: s.label, description: s.description, alias: s.alias });
+// New members go after the original's, so that clients reading those are not disturbed.
+const datasetJson = (d: Dataset) => ({
+  name: d.name,
+  label: d.label,
+  description: d.description,
+  url: d.url,
+  models: d.models,
+  grid: d.grid,
+  generation: d.generation,
+  scenarios: d.scenarios.map((s) => ({ name: s.name, start_year: s.startYear, end_year: s.endYear })),
+});
+const modelJson = (m: ClimateModel) => ({
+  name: m.name,
+  label: m.label,
+  datasets: m.datasets,
+  base_time: null,
+  runs: m.runs.map((r) => ({ dataset: r.dataset, member: r.member, grid_label: r.gridLabel, calendar: r.calendar, scenarios: r.scenarios })),
+});
 
 export const namedListQuery = {
   name: text().optional().meta({ description: 'Only the item with exactly this name.' }),
@@ -26,6 +41,9 @@ function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
 }
 
 export const historicRangeQuery = {
+  dataset: text()
+    .optional()
+    .meta({ description: 'Only the ranges of this dataset (within its historical years: 1981-2010 is a CMIP6 range), e.g. NEX-GDDP-CMIP6; all ranges when omitted.' }),
   ordering: z
     .enum(['start_year', '-start_year'], { error: "must be 'start_year' or '-start_year'" })
     .optional()
@@ -35,6 +53,13 @@ const historicRangeParams = queryParser(historicRangeQuery);
 
 export function metadataRoutes(catalog: Catalog): Router {
   const router = Router();
+  const scenarioJson = (s: Scenario) => ({
+    name: s.name,
+    label: s.label,
+    description: s.description,
+    alias: s.alias,
+    datasets: catalog.datasets.filter((d) => d.scenarios.some((x) => x.name === s.name)).map((d) => d.name),
+  });
 
   router.get('/api/dataset/', (req, res) => {
     res.json(namedList(req, catalog.datasets).map(datasetJson));
@@ -65,7 +90,10 @@ export function metadataRoutes(catalog: Catalog): Router {
 
   router.get('/api/historic-range/', (req, res) => {
     const q = historicRangeParams(req.query);
-    const ranges = [...catalog.historicRanges];
+    if (q.dataset !== undefined && !catalog.datasetByName.has(q.dataset)) {
+      throw badRequest(`dataset must be one of ${catalog.datasets.map((d) => d.name).join(', ')}; got '${q.dataset}'.`);
+    }
+    const ranges = catalog.historicRanges.filter((r) => q.dataset === undefined || r.datasets.includes(q.dataset));
     if (q.ordering === '-start_year') ranges.reverse();
     res.json(ranges);
   });
