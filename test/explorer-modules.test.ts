@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { listedOptions } from '../web/explorer/params.js';
 import { joinScenarios, periodX } from '../web/explorer/series.js';
-import { indicatorPath, queryFromState, stateFromQuery } from '../web/explorer/state.js';
+import { datasetScenarios, indicatorPath, queryFromState, shownScenarios, stateFromQuery } from '../web/explorer/state.js';
 import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
 
 /** The explorer's browser modules that need no DOM: period placing, the URL state, the parameter choices. */
@@ -25,6 +25,26 @@ describe('the explorer page modules', () => {
     });
     expect(rows.map((r) => r.period)).toEqual(['1990', '2049', '2050']);
     expect(rows[1]!.values).toEqual({ RCP45: { median: 4 }, RCP85: { median: 2 } });
+  });
+
+  it("offers each dataset's scenarios: the listed ones, else those of its generation", () => {
+    const names = (list: { name: string }[]) => list.map((s) => s.name);
+    expect(names(datasetScenarios('NEX-GDDP'))).toEqual(['historical', 'RCP45', 'RCP85']);
+    expect(names(datasetScenarios('NEX-GDDP-CMIP6'))).toEqual(['historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585']);
+    expect(datasetScenarios('LOCA2', ['historical', 'ssp245', 'ssp370', 'ssp585'])).toEqual([
+      { name: 'historical', label: 'Historical' },
+      { name: 'ssp245', label: 'SSP2-4.5' },
+      { name: 'ssp370', label: 'SSP3-7.0' },
+      { name: 'ssp585', label: 'SSP5-8.5' },
+    ]);
+    // Shown in a fixed order; a scenario the page does not know keeps its name.
+    expect(shownScenarios(['ssp585', 'future', 'historical'])).toEqual([
+      { name: 'historical', label: 'Historical' },
+      { name: 'ssp585', label: 'SSP5-8.5' },
+      { name: 'future', label: 'future' },
+    ]);
+    const rows = joinScenarios({ ssp585: { '2050': { median: 2 } }, historical: { '2000': { median: 1 } } });
+    expect(rows.map((r) => [r.period, Object.keys(r.values)])).toEqual([['2000', ['historical']], ['2050', ['ssp585']]]);
   });
 
   it('round-trips the view through the URL query, the indicator parameters included', () => {

@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import { SCENARIOS, STATISTICS } from './state.js';
+import { shownScenarios, STATISTICS } from './state.js';
 import { formatValue, statisticValue, type Row } from './series.js';
 
 /** Line colours with at least 4.5:1 contrast on white (WCAG AA for the legend's text too). */
@@ -7,7 +7,13 @@ export const COLORS: Record<string, { line: string; band: string }> = {
   historical: { line: '#4d4d4d', band: 'rgba(77, 77, 77, 0.18)' },
   RCP45: { line: '#1f5fa8', band: 'rgba(31, 95, 168, 0.18)' },
   RCP85: { line: '#b3361b', band: 'rgba(179, 54, 27, 0.18)' },
+  ssp126: { line: '#2a7236', band: 'rgba(42, 114, 54, 0.18)' },
+  ssp245: { line: '#1f5fa8', band: 'rgba(31, 95, 168, 0.18)' },
+  ssp370: { line: '#8a5300', band: 'rgba(138, 83, 0, 0.18)' },
+  ssp585: { line: '#b3361b', band: 'rgba(179, 54, 27, 0.18)' },
 };
+const OTHER = { line: '#6a3d9a', band: 'rgba(106, 61, 154, 0.18)' };
+const colorOf = (scenario: string) => COLORS[scenario] ?? OTHER;
 
 const HEIGHT = 360;
 let current: uPlot | undefined;
@@ -22,12 +28,12 @@ const yearTicks = (_u: uPlot, splits: number[]) => splits.map((v) => (Number.isI
  */
 export function renderChart(container: HTMLElement, rows: Row[], yLabel: string, shown: string[]): void {
   current?.destroy();
-  const scenarios = SCENARIOS.filter((s) => shown.includes(s.name));
+  const scenarios = shownScenarios(shown);
   const data: (number | null)[][] = [rows.map((r) => r.x)];
   const series: uPlot.Series[] = [{ label: 'Period', value: (_u, _v, _s, idx) => (idx === null ? '' : (rows[idx]?.period ?? '')) }];
   const bands: uPlot.Band[] = [];
   for (const s of scenarios) {
-    const color = COLORS[s.name]!;
+    const color = colorOf(s.name);
     const first = data.length;
     for (const stat of STATISTICS) {
       data.push(rows.map((r) => statisticValue(r, s.name, stat)));
@@ -90,10 +96,10 @@ export async function chartPng(title: string, shown: string[]): Promise<Blob> {
   let x = 10 * scale;
   const y = top + plot.height + 20;
   ctx.font = `${13 * scale}px sans-serif`;
-  for (const s of SCENARIOS.filter((sc) => shown.includes(sc.name))) {
-    ctx.fillStyle = COLORS[s.name]!.band;
+  for (const s of shownScenarios(shown)) {
+    ctx.fillStyle = colorOf(s.name).band;
     ctx.fillRect(x, y - 10, 28, 12);
-    ctx.fillStyle = COLORS[s.name]!.line;
+    ctx.fillStyle = colorOf(s.name).line;
     ctx.fillRect(x, y - 5, 28, 2);
     ctx.fillStyle = '#111';
     const text = `${s.label}: median, 10th-90th percentile`;

@@ -6,7 +6,7 @@ import { renderMap } from './map.js';
 import { ownParams, renderParams } from './params.js';
 import { joinScenarios } from './series.js';
 import { session } from './session.js';
-import { indicatorPath, queryFromState, SCENARIOS, stateFromQuery, type ViewState } from './state.js';
+import { datasetScenarios, indicatorPath, queryFromState, stateFromQuery, type ViewState } from './state.js';
 import { renderTable } from './table.js';
 import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
 import { windowsWithin, yearSpan } from './windows.js';
@@ -39,13 +39,15 @@ const el = {
   chartMessage: $('chart-message'),
   chart: $('chart'),
   downloads: $('downloads'),
+  csvButtons: $('csv-buttons'),
   png: $<HTMLButtonElement>('png'),
   table: $('table-wrap'),
 };
 
 let state: ViewState = stateFromQuery(location.search);
 let indicators: Indicator[] = [];
-let ranges: HistoricRange[] = [];
+let allRanges: HistoricRange[] = [];
+let datasets: Dataset[] = [];
 let city: CityFeature | undefined;
 let mapShown = false;
 let drawing: AbortController | undefined;
@@ -90,6 +92,10 @@ function report(err: unknown, where: HTMLElement = el.chartMessage): void {
 }
 
 const currentIndicator = (): Indicator | undefined => indicators.find((i) => i.name === state.indicator);
+/** The historic ranges of the view's dataset (1981-2010 is CMIP6's only). */
+const datasetRanges = (): HistoricRange[] => allRanges.filter((r) => r.datasets.includes(state.dataset));
+/** The scenarios of the view's dataset: one request, line and table group each. */
+const scenarios = () => datasetScenarios(state.dataset, datasets.find((d) => d.name === state.dataset)?.scenarios.map((s) => s.name));
 
 /** The indicator-dependent controls (parameters, aggregations, units) for state.indicator. */
 function renderIndicatorControls(): void {
@@ -100,7 +106,7 @@ function renderIndicatorControls(): void {
   el.indicatorDescription.textContent = indicator.description;
   const names = new Set(ownParams(indicator).map((p) => p.name));
   const kept = Object.fromEntries(Object.entries(state.params).filter(([k]) => names.has(k)));
-  state.params = renderParams(el.params, indicator, kept, ranges, (values) => {
+  state.params = renderParams(el.params, indicator, kept, datasetRanges(), (values) => {
     state.params = values;
     update();
   });
@@ -114,6 +120,14 @@ function renderIndicatorControls(): void {
 
 function renderViewControls(): void {
   el.dataset.value = state.dataset;
+  const ranges = datasetRanges();
+  const offered = ranges.map((r) => String(r.start_year)).join(',');
+  // Another dataset's baseline, or one it lacks, is not offered (nor kept).
+  if (el.baseline.dataset.offered !== offered) {
+    el.baseline.replaceChildren(...ranges.map((r) => option(String(r.start_year), `${r.start_year}-${r.end_year}`)));
+    el.baseline.dataset.offered = offered;
+  }
+  if (state.relative_to && ranges.length > 0 && !ranges.some((r) => String(r.start_year) === state.relative_to)) state.relative_to = String(ranges.at(-1)!.start_year);
   el.timeAggregation.value = state.time_aggregation;
   el.windowsField.hidden = state.time_aggregation !== 'window';
   el.windows.value = state.windows;
@@ -125,11 +139,11 @@ function renderViewControls(): void {
 
 function yLabel(indicator: Indicator, units: string): string {
   if (!state.relative_to) return `${indicator.label} (${units})`;
-  const range = ranges.find((r) => String(r.start_year) === state.relative_to);
+  const range = allRanges.find((r) => String(r.start_year) === state.relative_to);
   return `Change in ${indicator.label} from ${range ? `${range.start_year}-${range.end_year}` : state.relative_to} (${units})`;
 }
 
-/** The three scenarios' answers for the view, one request each; the chart and table from those that answered. */
+/** The dataset's scenarios' answers for the view, one request each; the chart and table from those that answered. */
 async function draw(): Promise<void> {
   drawing?.abort();
   if (state.city === undefined) {
@@ -146,7 +160,8 @@ async function draw(): Promise<void> {
   const windows = state.time_aggregation === 'window' ? await windowsPerScenario(token, controller.signal) : {};
   if (controller.signal.aborted) return;
   // The requests go out at once; the indicator's label (for the axis) may still be on its way.
-  const requests = SCENARIOS.map((s) =>
+  const asked = scenarios();
+  const requests = asked.map((s) =>
     windows[s.name] === ''
       ? Promise.reject(new ApiError("None of the windows falls within this scenario's years.", 400))
       : apiJson<IndicatorAnswer>(indicatorPath(state, s.name, undefined, windows[s.name]), token, controller.signal),
@@ -162,7 +177,7 @@ async function draw(): Promise<void> {
   const problems: string[] = [];
   let units = state.units;
   results.forEach((r, i) => {
-    const scenario = SCENARIOS[i]!;
+    const scenario = asked[i]!;
     if (r.status === 'fulfilled') {
       answers[scenario.name] = r.value.data;
       units = r.value.units;
@@ -195,7 +210,17 @@ async function draw(): Promise<void> {
   shown = { title: `${label}, ${city ? cityName(city) : `city ${state.city}`}, ${state.dataset}`, scenarios: names };
   el.chartTitle.textContent = shown.title;
   el.downloads.hidden = false;
-  for (const b of el.downloads.querySelectorAll<HTMLButtonElement>('button[data-csv]')) b.disabled = !names.includes(b.dataset.csv!);
+  // One CSV per scenario asked for; those that did not answer are there, disabled.
+  el.csvButtons.replaceChildren(
+    ...asked.map((s) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.csv = s.name;
+      b.textContent = `${s.label} CSV`;
+      b.disabled = !names.includes(s.name);
+      return b;
+    }),
+  );
   // After the chart is on the screen: the map's outlines are most of the page's data.
   requestAnimationFrame(() =>
     setTimeout(() => {
@@ -212,9 +237,10 @@ async function draw(): Promise<void> {
  */
 async function windowsPerScenario(token: string, signal: AbortSignal): Promise<Record<string, string>> {
   const yearly = { ...state, time_aggregation: 'yearly', relative_to: '' };
-  const answers = await Promise.allSettled(SCENARIOS.map((s) => apiJson<IndicatorAnswer>(indicatorPath(yearly, s.name), token, signal)));
+  const asked = scenarios();
+  const answers = await Promise.allSettled(asked.map((s) => apiJson<IndicatorAnswer>(indicatorPath(yearly, s.name), token, signal)));
   return Object.fromEntries(
-    SCENARIOS.map((s, i) => {
+    asked.map((s, i) => {
       const answer = answers[i]!;
       const span = answer.status === 'fulfilled' ? yearSpan(Object.keys(answer.value.data)) : undefined;
       return [s.name, span ? windowsWithin(state.windows, ...span) : state.windows];
@@ -269,13 +295,13 @@ async function start(): Promise<void> {
   const requested = state.city === undefined ? undefined : indicatorPath(state, 'historical');
   if (requested) void draw();
   try {
-    const [list, datasets, historic, place] = await loading;
+    const [list, datasetList, historic, place] = await loading;
     indicators = list;
-    ranges = historic;
+    datasets = datasetList;
+    allRanges = historic;
     city = place;
     el.indicator.replaceChildren(...indicators.map((i) => option(i.name, i.label)));
     el.dataset.replaceChildren(...datasets.map((d) => option(d.name, d.name)));
-    el.baseline.replaceChildren(...ranges.map((r) => option(String(r.start_year), `${r.start_year}-${r.end_year}`)));
     showPlace();
     renderIndicatorControls();
     renderViewControls();
@@ -316,6 +342,8 @@ el.indicator.addEventListener('change', () => {
 });
 el.dataset.addEventListener('change', () => {
   state.dataset = el.dataset.value;
+  // The historic_range choices and the scenarios follow the dataset.
+  renderIndicatorControls();
   update();
 });
 el.timeAggregation.addEventListener('change', () => {
@@ -343,19 +371,19 @@ el.baseline.addEventListener('change', () => {
   state.relative_to = el.baseline.value;
   update();
 });
-for (const button of el.downloads.querySelectorAll<HTMLButtonElement>('button[data-csv]')) {
-  button.addEventListener('click', async () => {
-    const token = session.token();
-    if (!token) return showSignIn();
-    const scenario = button.dataset.csv!;
-    try {
-      const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario]), token);
-      saveBlob(await res.blob(), dispositionFilename(res.headers.get('Content-Disposition')) ?? `${state.indicator}-${state.city}-${scenario}.csv`);
-    } catch (err) {
-      report(err);
-    }
-  });
-}
+el.csvButtons.addEventListener('click', async (ev) => {
+  const button = (ev.target as HTMLElement).closest<HTMLButtonElement>('button[data-csv]');
+  if (!button) return;
+  const token = session.token();
+  if (!token) return showSignIn();
+  const scenario = button.dataset.csv!;
+  try {
+    const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario]), token);
+    saveBlob(await res.blob(), dispositionFilename(res.headers.get('Content-Disposition')) ?? `${state.indicator}-${state.city}-${scenario}.csv`);
+  } catch (err) {
+    report(err);
+  }
+});
 el.png.addEventListener('click', async () => {
   if (!shown) return;
   try {

@@ -1,4 +1,4 @@
-import { SCENARIOS, STATISTICS } from './state.js';
+import { shownScenarios, STATISTICS } from './state.js';
 import type { IndicatorData } from './types.js';
 
 /** One period of the view: its label as the API gives it, its place on the time axis, and the values per scenario and statistic. */
@@ -29,7 +29,7 @@ export function periodX(label: string): number {
 /** The answers of the scenarios joined on the period, in time order (ties: the API's order). */
 export function joinScenarios(answers: Record<string, IndicatorData>): Row[] {
   const rows = new Map<string, Row>();
-  for (const { name } of SCENARIOS) {
+  for (const { name } of shownScenarios(Object.keys(answers))) {
     for (const [period, stats] of Object.entries(answers[name] ?? {})) {
       let row = rows.get(period);
       if (!row) {

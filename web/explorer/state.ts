@@ -15,11 +15,36 @@ export interface ViewState {
   params: Record<string, string>;
 }
 
-export const SCENARIOS = [
+export interface ScenarioChoice {
+  name: string;
+  label: string;
+}
+
+/** Every scenario the service has, in the order the chart, table and legend show them. */
+export const SCENARIOS: ScenarioChoice[] = [
   { name: 'historical', label: 'Historical' },
   { name: 'RCP45', label: 'RCP 4.5' },
   { name: 'RCP85', label: 'RCP 8.5' },
-] as const;
+  { name: 'ssp126', label: 'SSP1-2.6' },
+  { name: 'ssp245', label: 'SSP2-4.5' },
+  { name: 'ssp370', label: 'SSP3-7.0' },
+  { name: 'ssp585', label: 'SSP5-8.5' },
+];
+
+/** The scenarios named, in SCENARIOS' order (an unknown name last, under its own name). */
+export const shownScenarios = (shown: string[]): ScenarioChoice[] => [
+  ...SCENARIOS.filter((s) => shown.includes(s.name)),
+  ...shown.filter((n) => !SCENARIOS.some((s) => s.name === n)).map((name) => ({ name, label: name })),
+];
+
+/**
+ * The scenarios of a dataset, as /api/dataset/ lists them once loaded. Before that (the first
+ * chart's requests go out with the metadata), the generation tells: the CMIP6 datasets have SSPs.
+ */
+export function datasetScenarios(dataset: string, listed?: string[]): ScenarioChoice[] {
+  const names = listed ?? (/CMIP6|LOCA2/.test(dataset) ? ['historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585'] : ['historical', 'RCP45', 'RCP85']);
+  return names.map((name) => SCENARIOS.find((s) => s.name === name) ?? { name, label: name });
+}
 
 /** The statistics across models the chart and table show: a 10th-90th band around the median. */
 export const STATISTICS = ['10th', 'median', '90th'] as const;

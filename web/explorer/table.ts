@@ -1,4 +1,4 @@
-import { SCENARIOS, STATISTICS } from './state.js';
+import { shownScenarios, STATISTICS } from './state.js';
 import { formatValue, statisticValue, type Row } from './series.js';
 
 /**
@@ -18,7 +18,7 @@ export function renderTable(container: HTMLElement, rows: Row[], units: string, 
   periodHead.textContent = 'Period';
   groups.append(periodHead);
   const stats = document.createElement('tr');
-  const scenarios = SCENARIOS.filter((s) => shown.includes(s.name));
+  const scenarios = shownScenarios(shown);
   for (const s of scenarios) {
     const th = document.createElement('th');
     th.scope = 'colgroup';

@@ -32,11 +32,14 @@ export interface Indicator {
 export interface Dataset {
   name: string;
   label: string;
+  scenarios: { name: string; start_year: number; end_year: number }[];
 }
 
 export interface HistoricRange {
   start_year: number;
   end_year: number;
+  /** The datasets whose historical years hold the range. */
+  datasets: string[];
 }
 
 /** period label -> statistic -> value; the API leaves out periods without data. */
