@@ -95,6 +95,7 @@ export function climateWorkloads(catalog: Catalog): Workload[] {
     ['dry_spells monthly', paths('indicator/dry_spells/?time_aggregation=monthly')],
     ['raw century, 3 variables, agg=avg', paths('')],
     ['area: frost_days yearly over the most populous city', areaPaths(catalog)],
+    ['frost_days yearly on NEX-GDDP-CMIP6 ssp585, all 32 models x 86 years', cmip6Paths(catalog)],
   ];
   return defs.flatMap(([name, p]) => [
     { name: `${name}`, paths: p, connections: 1 },
@@ -111,6 +112,26 @@ function areaPaths(catalog: Catalog): string[] {
   const spans: string[] = [];
   for (let a = 0; a < 30; a++) for (let b = 0; b < 30; b++) spans.push(`${2006 + a}:${2100 - b}`);
   return shuffled(spans.map((years) => `/api/climate-data/area/RCP85/indicator/frost_days/?city=${city.id}&years=${years}`), 11);
+}
+
+/**
+ * frost_days yearly on NEX-GDDP-CMIP6 ssp585 with every model (32) and every year of the SSP
+ * (2015-2100, 86): the CMIP6 counterpart of the first workload, at 1.4 times its model-years. Paths
+ * stay distinct with the years written as two ranges split at each year (2015:2040,2041:2100: the
+ * same 86 years), for one city per NEX-GDDP-CMIP6 cell with data (the default build's 10 CMIP6
+ * cities and New York City's boundary).
+ */
+function cmip6Paths(catalog: Catalog): string[] {
+  const seen = new Map<number, number>();
+  for (const [cityId, cells] of catalog.cityCells) {
+    const cell = cells.get('NEX-GDDP-CMIP6');
+    if (cell !== undefined && !seen.has(cell)) seen.set(cell, cityId);
+  }
+  const years = ['2015:2100', ...Array.from({ length: 85 }, (_, i) => `2015:${2015 + i},${2016 + i}:2100`)];
+  return shuffled(
+    [...seen.values()].flatMap((id) => years.map((y) => `/api/climate-data/${id}/ssp585/indicator/frost_days/?dataset=NEX-GDDP-CMIP6&years=${y}`)),
+    13,
+  );
 }
 
 /** The cells' files, for the scan floor: a bare DuckDB scan of the values one request reads. */

@@ -4,11 +4,14 @@
  *   DATA_CITIES (default 50) most populous cities whose map cells get climate data
  *   DATA_SEED   (default 1) seed of the synthetic generator
  *   DATA_AREA_CITIES (default 3) most populous cities whose boundary's NEX-GDDP cells all get climate data
+ *   DATA_CMIP6_CITIES (default 10, at most DATA_CITIES) most populous cities that also get CMIP6 data
+ *     (NEX-GDDP-CMIP6 and LOCA2), built after every CMIP5 cell
+ *   DATA_CMIP6_AREA_CITIES (default 1) of those, the most populous whose boundary's NEX-GDDP-CMIP6 cells all get data
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
-import { AREA_CITIES, BuildError, buildDataset } from '../src/ingest/build.js';
+import { AREA_CITIES, BuildError, buildDataset, CMIP6_AREA_CITIES, CMIP6_CITIES } from '../src/ingest/build.js';
 import { buildFailureHints } from '../src/ingest/buildFailure.js';
 
 const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
@@ -26,6 +29,8 @@ const outDir = path.resolve(env('DATA_DIR') ?? path.join(ROOT, 'data', 'build'))
 const climateCities = int('DATA_CITIES', 50);
 const seed = int('DATA_SEED', 1);
 const areaCities = int('DATA_AREA_CITIES', AREA_CITIES);
+const cmip6Cities = int('DATA_CMIP6_CITIES', CMIP6_CITIES);
+const cmip6AreaCities = int('DATA_CMIP6_AREA_CITIES', CMIP6_AREA_CITIES);
 
 // A build interrupted with Ctrl-C removes its half-written folder; after a kill -9 the next build does.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -36,8 +41,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-console.log(`Building the default data into ${outDir}: climate data for the cells of the ${climateCities} most populous cities and of the boundaries of the first ${Math.min(areaCities, climateCities)}, seed ${seed}`);
-buildDataset({ outDir, climateCities, seed, areaCities }).then(
+console.log(
+  `Building the default data into ${outDir}: CMIP5 climate data for the cells of the ${climateCities} most populous cities and of the boundaries of the first ${Math.min(areaCities, climateCities)}, ` +
+    `then CMIP6 data for the first ${Math.min(cmip6Cities, climateCities)} (and the boundaries of the first ${Math.min(cmip6AreaCities, cmip6Cities, climateCities)}), seed ${seed}`,
+);
+buildDataset({ outDir, climateCities, seed, areaCities, cmip6Cities, cmip6AreaCities }).then(
   () => process.exit(0),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

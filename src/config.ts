@@ -87,6 +87,10 @@ const envSchema = z.object({
   DATA_SEED: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(1),
   /** `make data` and DATA_AUTOBUILD: most populous cities whose boundary's NEX-GDDP cells all get climate data (areas). */
   DATA_AREA_CITIES: z.coerce.number().int().min(0).default(3),
+  /** `make data` and DATA_AUTOBUILD: most populous cities (at most DATA_CITIES) that also get CMIP6 data (NEX-GDDP-CMIP6, LOCA2), built after the CMIP5 cells. */
+  DATA_CMIP6_CITIES: z.coerce.number().int().min(0).default(10),
+  /** `make data` and DATA_AUTOBUILD: of those, the most populous ones whose boundary's NEX-GDDP-CMIP6 cells all get data (areas). */
+  DATA_CMIP6_AREA_CITIES: z.coerce.number().int().min(0).default(1),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

@@ -9,16 +9,38 @@ import { buildDataset, type Manifest } from '../src/ingest/build.js';
 import { Coastline, containsPoint } from '../src/ingest/geometry.js';
 import { readLand } from '../src/ingest/sources.js';
 import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
+import { day360ToDayOfYear } from '../src/ingest/netcdf/cfTime.js';
 import { DATASETS, NOLEAP_MODELS, SYNTHETIC_NOTE } from '../src/reference/fixtures.js';
 import { cellAt, cellCentre, GRIDS, NON_CONUS } from '../src/reference/grids.js';
 
-/** The tiny build: full catalog, climate for the 3 most populous cities' cells, few models and years. */
+/**
+ * The tiny build: full catalog, climate for the 3 most populous cities' cells, few models and years;
+ * CMIP6 for the most populous city (New York City) with a model of each calendar in NEX-GDDP-CMIP6
+ * and LOCA2 models that lack scenarios (TaiESM1 has no ssp585, CESM2-LENS only ssp370).
+ */
 const TINY = {
   climateCities: 3,
+  cmip6Cities: 1,
   seed: 7,
   // Not in name order: the files must be sorted all the same.
-  models: { 'NEX-GDDP': ['MIROC5', 'ACCESS1-0', 'CCSM4'], LOCA: ['CCSM4', 'ACCESS1-0'] },
-  years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as { historical: [number, number]; RCP45: [number, number]; RCP85: [number, number] },
+  models: {
+    'NEX-GDDP': ['MIROC5', 'ACCESS1-0', 'CCSM4'],
+    LOCA: ['CCSM4', 'ACCESS1-0'],
+    'NEX-GDDP-CMIP6': ['UKESM1-0-LL', 'CanESM5', 'ACCESS-CM2'],
+    LOCA2: ['TaiESM1', 'CESM2-LENS', 'ACCESS-CM2'],
+  },
+  years: {
+    historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052],
+    ssp126: [2050, 2052], ssp245: [2050, 2052], ssp370: [2050, 2052], ssp585: [2050, 2052],
+  } as Record<string, [number, number]>,
+};
+const CMIP5 = ['NEX-GDDP', 'LOCA'];
+const CMIP5_SCENARIOS = ['historical', 'RCP45', 'RCP85'];
+/** The (dataset, scenario) files of the tiny build's CMIP6 cells and the models each holds. */
+const CMIP6_FILES: Record<string, Record<string, string[]>> = {
+  'NEX-GDDP-CMIP6': Object.fromEntries(['historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585'].map((s) => [s, ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL']])),
+  // No LOCA2 model has ssp126: no such file.
+  LOCA2: { historical: ['ACCESS-CM2', 'CESM2-LENS', 'TaiESM1'], ssp245: ['ACCESS-CM2', 'TaiESM1'], ssp370: ['ACCESS-CM2', 'CESM2-LENS', 'TaiESM1'], ssp585: ['ACCESS-CM2'] },
 };
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-build-test-'));
@@ -56,9 +78,25 @@ describe('data build: manifest and folder', () => {
     expect(m).toEqual(second);
     expect(m.build_id).toMatch(/^[0-9a-f]{16}$/);
     expect(new Date(m.created).toISOString()).toBe(m.created);
-    expect(m).toMatchObject({ seed: 7, climate_cities: 3, synthetic: true });
-    expect(m.datasets).toEqual({ 'NEX-GDDP': { cells_with_data: 3, models: 3 }, LOCA: { cells_with_data: 3, models: 2 } });
+    expect(m).toMatchObject({ seed: 7, climate_cities: 3, cmip6_cities: 1, synthetic: true });
+    expect(m.datasets).toEqual({
+      'NEX-GDDP': { cells_with_data: 3, models: 3 },
+      LOCA: { cells_with_data: 3, models: 2 },
+      'NEX-GDDP-CMIP6': { cells_with_data: 1, models: 3 },
+      LOCA2: { cells_with_data: 1, models: 3 },
+    });
     expect(m.years).toEqual({ historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] });
+    const ssp: [number, number] = [2050, 2052];
+    expect(m.dataset_years).toEqual({
+      'NEX-GDDP': { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] },
+      LOCA: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] },
+      'NEX-GDDP-CMIP6': { historical: [1990, 1992], ssp126: ssp, ssp245: ssp, ssp370: ssp, ssp585: ssp },
+      LOCA2: { historical: [1990, 1992], ssp245: ssp, ssp370: ssp, ssp585: ssp },
+    });
+    // The plan (what a server reads while the build runs) has the same fields.
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
+    expect(plan.dataset_years).toEqual(m.dataset_years);
+    expect(plan.cmip6_cities).toBe(1);
   });
 
   it('gives the same build id to the same seed and options, and replaces the old build in place', () => {
@@ -67,10 +105,15 @@ describe('data build: manifest and folder', () => {
     expect(siblings).toEqual(['build']);
   });
 
-  it('reports progress per step and per cell', () => {
+  it('reports progress per step and per cell, the CMIP6 cells last', () => {
     expect(firstLog.some((l) => /reading sources/.test(l))).toBe(true);
-    expect(firstLog.some((l) => /cell 2\/6 (NEX-GDDP|LOCA) \d+ .*rows\/s/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /climate: 8 cells \(6 CMIP5, then 2 CMIP6\)/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /cell 2\/8 (NEX-GDDP|LOCA) \d+ .*rows\/s/.test(l))).toBe(true);
+    const cells = firstLog.map((l) => /cell \d+\/8 (\S+) /.exec(l)?.[1]).filter(Boolean);
+    expect(cells.slice(6).sort()).toEqual(['LOCA2', 'NEX-GDDP-CMIP6']);
+    expect(firstLog.some((l) => /cell \d\/8 NEX-GDDP-CMIP6 \d+ .*3 models x 5 scenarios/.test(l))).toBe(true);
     expect(firstLog.some((l) => /done: .* MB in \d+\.\ds/.test(l))).toBe(true);
+    expect(firstLog.some((l) => /LOCA2 \(CMIP6\): 1 cells with data x 3 models x 4 scenarios \(historical 1990-1992, ssp245 2050-2052/.test(l))).toBe(true);
   });
 
   it('rejects unknown models, datasets and years before doing anything', async () => {
@@ -78,6 +121,11 @@ describe('data build: manifest and folder', () => {
     await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, models: { 'NEX-GDDP': ['HadGEM2-ES'] } })).rejects.toThrow(/NEX-GDDP has no model HadGEM2-ES/);
     await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, models: { CMIP6: [] } })).rejects.toThrow(/Unknown dataset 'CMIP6'/);
     await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, years: { RCP45: [2000, 2010] } })).rejects.toThrow(/2006-2100/);
+    // historical spans 1950-2014 (CMIP6's), but 2010-2014 leaves the CMIP5 datasets nothing.
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, years: { historical: [1950, 2015] } })).rejects.toThrow(/1950-2014/);
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, years: { historical: [2010, 2014] } })).rejects.toThrow(/leave NEX-GDDP none of its 1950-2005/);
+    await expect(buildDataset({ outDir: out, climateCities: 1, seed: 1, years: { ssp999: [2050, 2050] } })).rejects.toThrow(/Unknown scenario 'ssp999'/);
+    await expect(buildDataset({ outDir: out, climateCities: 1, cmip6Cities: 1.5, seed: 1 })).rejects.toThrow(/cmip6Cities/);
     await expect(buildDataset({ outDir: out, climateCities: -1, seed: 1 })).rejects.toThrow(/non-negative integer/);
     expect(fs.existsSync(out)).toBe(false);
   });
@@ -219,45 +267,50 @@ describe('data build: reference catalog', () => {
     const cells = await q<{ dataset: string; cell_id: number }>(`SELECT dataset, cell_id FROM ${table('map_cell')} WHERE has_data ORDER BY ALL`);
     const nyc = await q<{ dataset: string; cell_id: number }>(`SELECT dataset, cell_id FROM ${table('city_cell')} WHERE city_id = 5128581 ORDER BY ALL`);
     expect(cells).toEqual(expect.arrayContaining(nyc));
-    expect(nyc).toHaveLength(2);
+    expect(nyc.map((c) => c.dataset).sort()).toEqual(['LOCA', 'LOCA2', 'NEX-GDDP', 'NEX-GDDP-CMIP6']);
+    // Only New York City's cells in the CMIP6 datasets.
+    expect(cells.filter((c) => c.dataset.startsWith('LOCA2') || c.dataset === 'NEX-GDDP-CMIP6')).toEqual(nyc.filter((c) => c.dataset === 'LOCA2' || c.dataset === 'NEX-GDDP-CMIP6'));
     for (const d of DATASETS) {
-      for (const s of ['historical', 'RCP45', 'RCP85']) {
+      const scenarios = d.generation === 'CMIP5' ? CMIP5_SCENARIOS : Object.keys(CMIP6_FILES[d.name]!);
+      expect(fs.readdirSync(path.join(dir, 'climate', d.name)).sort(), d.name).toEqual([...scenarios].sort());
+      for (const s of scenarios) {
         const files = fs.readdirSync(path.join(dir, 'climate', d.name, s)).sort();
         const expected = cells.filter((c) => c.dataset === d.name).map((c) => `${c.cell_id}.parquet`).sort();
         expect(files).toEqual(expected);
+        for (const tree of ['monthly', 'ensemble', 'ensemble_json']) expect(fs.readdirSync(path.join(dir, tree, d.name, s)).sort(), `${tree} ${d.name} ${s}`).toEqual(expected);
       }
     }
   });
 
   it('writes the dataset, model, scenario and historic range tables from the fixtures', async () => {
     const datasets = await q<{ name: string; description: string; cell_size: number; models: string[] }>(`SELECT * FROM ${table('dataset')}`);
-    expect(datasets.map((d) => [d.name, d.cell_size, d.models.length])).toEqual([['NEX-GDDP', 0.25, 21], ['LOCA', 0.0625, 32]]);
+    expect(datasets.map((d) => [d.name, d.cell_size, d.models.length])).toEqual([['NEX-GDDP', 0.25, 21], ['LOCA', 0.0625, 32], ['NEX-GDDP-CMIP6', 0.25, 32], ['LOCA2', 0.0625, 27]]);
     for (const d of datasets) expect(d.description.endsWith(SYNTHETIC_NOTE)).toBe(true);
-    const models = await q<{ name: string; label: string; datasets: string[]; calendar: string }>(`SELECT * FROM ${table('climate_model')}`);
-    expect(models).toHaveLength(33);
+    const models = await q<{ name: string; label: string; datasets: string[]; calendar: string }>(`SELECT name, label, datasets, calendar FROM ${table('climate_model')}`);
+    expect(models).toHaveLength(new Set(DATASETS.flatMap((d) => d.models)).size);
     const names = models.map((m) => m.name);
     expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     expect(models.find((m) => m.name === 'BNU-ESM')).toEqual({ name: 'BNU-ESM', label: 'BNU-ESM', datasets: ['NEX-GDDP'], calendar: 'noleap' });
     expect(models.find((m) => m.name === 'ACCESS1-0')).toEqual({ name: 'ACCESS1-0', label: 'ACCESS1-0', datasets: ['NEX-GDDP', 'LOCA'], calendar: 'standard' });
-    const scenarios = await q<{ name: string; alias: string; start_year: number; end_year: number }>(`SELECT name, alias, start_year, end_year FROM ${table('scenario')} ORDER BY name`);
-    expect(scenarios).toEqual([
-      { name: 'RCP45', alias: 'Low emissions', start_year: 2006, end_year: 2100 },
-      { name: 'RCP85', alias: 'High emissions', start_year: 2006, end_year: 2100 },
-      { name: 'historical', alias: '', start_year: 1950, end_year: 2005 },
-    ]);
-    expect(await q(`SELECT * FROM ${table('historic_range')} ORDER BY 1`)).toEqual([
-      { start_year: 1951, end_year: 1980 },
-      { start_year: 1961, end_year: 1990 },
-      { start_year: 1971, end_year: 2000 },
+    expect(models.find((m) => m.name === 'UKESM1-0-LL')).toEqual({ name: 'UKESM1-0-LL', label: 'UKESM1-0-LL', datasets: ['NEX-GDDP-CMIP6'], calendar: '360_day' });
+    const scenarios = await q<{ name: string; start_year: number; end_year: number }>(`SELECT name, start_year, end_year FROM ${table('scenario')} ORDER BY name`);
+    expect(scenarios.map((s) => s.name)).toEqual(['RCP45', 'RCP85', 'historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585']);
+    expect(await q(`SELECT start_year, end_year, datasets FROM ${table('historic_range')} ORDER BY 1`)).toEqual([
+      { start_year: 1951, end_year: 1980, datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] },
+      { start_year: 1961, end_year: 1990, datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] },
+      { start_year: 1971, end_year: 2000, datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] },
+      { start_year: 1981, end_year: 2010, datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] },
     ]);
   });
 });
 
 describe('data build: synthetic climate files', () => {
-  const allFiles = () =>
-    DATASETS.flatMap((d) =>
-      ['historical', 'RCP45', 'RCP85'].flatMap((s) => fs.readdirSync(path.join(dir, 'climate', d.name, s)).map((f) => ({ dataset: d.name, scenario: s, file: path.join(dir, 'climate', d.name, s, f) }))),
+  const filesOf = (datasets: string[], scenarioNames: (dataset: string) => string[]) =>
+    datasets.flatMap((d) =>
+      scenarioNames(d).flatMap((s) => fs.readdirSync(path.join(dir, 'climate', d, s)).map((f) => ({ dataset: d, scenario: s, file: path.join(dir, 'climate', d, s, f) }))),
     );
+  const allFiles = () => filesOf(CMIP5, () => CMIP5_SCENARIOS);
+  const cmip6Files = () => filesOf(Object.keys(CMIP6_FILES), (d) => Object.keys(CMIP6_FILES[d]!));
 
   it('has the schema, the models, the years, and rows sorted by model then date in every file', async () => {
     expect(allFiles()).toHaveLength(18);
@@ -273,8 +326,89 @@ describe('data build: synthetic climate files', () => {
       expect(unsorted, file).toBe(0);
       const r = await one<{ models: string[]; y0: number; y1: number }>(`SELECT list(DISTINCT model ORDER BY model) models, min(year(date))::INT y0, max(year(date))::INT y1 FROM read_parquet('${file}')`);
       expect(r.models).toEqual([...TINY.models[dataset as 'LOCA']].sort());
-      expect([r.y0, r.y1]).toEqual(TINY.years[scenario as 'RCP45']);
+      expect([r.y0, r.y1]).toEqual(TINY.years[scenario]);
     }
+  });
+
+  it('writes each CMIP6 (cell, scenario) with the models that have the scenario, sorted, in the years asked', async () => {
+    expect(cmip6Files()).toHaveLength(9);
+    for (const { dataset, scenario, file } of cmip6Files()) {
+      const r = await one<{ models: string[]; y0: number; y1: number; unsorted: number }>(
+        `SELECT list(DISTINCT model ORDER BY model) models, min(year(date))::INT y0, max(year(date))::INT y1,
+                count(*) FILTER (WHERE pm IS NOT NULL AND (model, date) <= (pm, pd))::INT unsorted
+         FROM (SELECT model, date, lag(model) OVER w pm, lag(date) OVER w pd
+               FROM read_parquet('${file}', file_row_number = true) WINDOW w AS (ORDER BY file_row_number))`,
+      );
+      expect(r.models, `${dataset} ${scenario}`).toEqual(CMIP6_FILES[dataset]![scenario]);
+      expect([r.y0, r.y1]).toEqual(TINY.years[scenario]);
+      expect(r.unsorted).toBe(0);
+    }
+  });
+
+  it('puts a 360-day model (UKESM1-0-LL) on the real dates the NetCDF ingest maps its days to, and a noleap one (CanESM5) on no Feb 29', async () => {
+    // The ingest's rule (cfTime.ts): day d of 360 is day round_half_even(d * N / 360) of a real year of N days.
+    const mapped = (year: number) => new Set(Array.from({ length: 360 }, (_, i) => day360ToDayOfYear(year, i + 1)));
+    const leap = [...Array(366).keys()].map((i) => i + 1).filter((d) => !mapped(1992).has(d));
+    const common = [...Array(365).keys()].map((i) => i + 1).filter((d) => !mapped(1991).has(d));
+    expect([leap.length, common.length]).toEqual([6, 5]);
+    for (const { scenario, file } of cmip6Files().filter((f) => f.dataset === 'NEX-GDDP-CMIP6')) {
+      const rows = await q<{ model: string; year: number; n: number; doys: number[]; feb29: number }>(
+        `SELECT model, year(date)::INT AS year, count(*)::INT AS n, list(dayofyear(date)::INT ORDER BY date) doys,
+                count(*) FILTER (WHERE month(date) = 2 AND day(date) = 29)::INT feb29
+         FROM read_parquet('${file}') GROUP BY ALL ORDER BY ALL`,
+      );
+      expect(rows).toHaveLength(9);
+      for (const r of rows) {
+        const isLeap = r.year % 4 === 0;
+        const full = [...Array(isLeap ? 366 : 365).keys()].map((i) => i + 1);
+        if (r.model === 'UKESM1-0-LL') {
+          expect(r.n, `${scenario} ${r.year}`).toBe(360);
+          expect(r.doys).toEqual(full.filter((d) => !(isLeap ? leap : common).includes(d)));
+        } else if (r.model === 'CanESM5') {
+          expect([r.n, r.feb29]).toEqual([365, 0]);
+        } else {
+          expect([r.n, r.feb29]).toEqual([isLeap ? 366 : 365, isLeap ? 1 : 0]);
+        }
+      }
+    }
+  });
+
+  it('writes the CMIP5 files exactly as the build before the CMIP6 datasets did (checksums of that build)', async () => {
+    // Per tree: files, rows, and an order-independent checksum of every row and its file's place,
+    // recorded from the same TINY options (without CMIP6) built by commit 4fb5191. The monthly
+    // summaries' heat series there had the three CMIP5 ranges, as the CMIP5 cells have here.
+    const expected: Record<string, [number, number, string]> = {
+      climate: [18, 49302, 'fc746bf2174ded7e'],
+      monthly: [18, 1620, '195be78a7dba0066'],
+      ensemble: [18, 19728, '16c6f5156e072578'],
+      ensemble_json: [18, 54, '6d054df2c15c822'],
+    };
+    for (const [tree, want] of Object.entries(expected)) {
+      let [files, rows, sum] = [0, 0n, 0n];
+      for (const d of CMIP5) {
+        for (const s of fs.readdirSync(path.join(dir, tree, d)).sort()) {
+          for (const f of fs.readdirSync(path.join(dir, tree, d, s)).sort()) {
+            const r = await one<{ n: bigint; x: bigint; k: bigint }>(
+              `SELECT count(*) n, bit_xor(hash(t)) x, hash($key::VARCHAR) k FROM read_parquet($file) t`,
+              { key: path.join(d, s, f), file: path.join(dir, tree, d, s, f) },
+            );
+            files++;
+            rows += BigInt(r.n);
+            sum ^= (BigInt(r.x) * 1000003n + BigInt(r.k)) & 0xffffffffffffffffn;
+          }
+        }
+      }
+      expect([files, Number(rows), sum.toString(16)], tree).toEqual(want);
+    }
+  });
+
+  it('gives each dataset the heat-wave series of its historic ranges: 1981-2010 for CMIP6 only', async () => {
+    const keys = async (dataset: string) =>
+      (await one<{ keys: number[] }>(`SELECT list(DISTINCT k ORDER BY k) AS keys FROM (SELECT unnest(map_keys(heat)) k FROM read_parquet('${dir}/monthly/${dataset}/*/*.parquet'))`)).keys;
+    // The tiny build's historical years 1990-1992 fall in the ranges from 1961 on.
+    expect(await keys('NEX-GDDP')).toEqual([1961, 1971]);
+    expect(await keys('NEX-GDDP-CMIP6')).toEqual([1961, 1971, 1981]);
+    expect(await keys('LOCA2')).toEqual([1961, 1971, 1981]);
   });
 
   it('keeps tasmin below tasmax on every row, pr non-negative with many dry days, and plausible magnitudes', async () => {
@@ -318,11 +452,14 @@ describe('data build: synthetic climate files', () => {
   });
 });
 
+/** Rounded, so that equal orderings compare equal. */
+const rows6 = (xs: number[]) => xs.map((x) => Math.round(x * 1000) / 1000);
+
 describe('synthetic climate generator', () => {
   const models = ['ACCESS1-0', 'CCSM4', 'MIROC5', 'inmcm4'];
   async function generate(name: string, lat: number, lon: number, coastKm: number, scenario: string, years: [number, number], seed = 1, cellId = 1) {
     const outFile = path.join(tmp, `${name}.parquet`);
-    await writeSyntheticCell(conn, { seed, cellId, scenario, years, models, climate: cellClimate(lat, lon, coastKm), outFile });
+    await writeSyntheticCell(conn, { seed, dataset: 'NEX-GDDP', cellId, scenario, years, models, climate: cellClimate(lat, lon, coastKm), outFile });
     return `read_parquet('${outFile}')`;
   }
 
@@ -354,6 +491,34 @@ describe('synthetic climate generator', () => {
       expect(r.d85 - r.d45, r.model).toBeGreaterThan(1.0);
       expect(r.d85, r.model).toBeLessThan(7.5);
     }
+  });
+
+  const models6 = ['ACCESS-CM2', 'CanESM5', 'MIROC6', 'UKESM1-0-LL'];
+  async function generate6(name: string, scenario: string, years: [number, number]) {
+    const outFile = path.join(tmp, `${name}.parquet`);
+    await writeSyntheticCell(conn, { seed: 1, dataset: 'NEX-GDDP-CMIP6', cellId: 1, scenario, years, models: models6, climate: cellClimate(40, -90, 900), outFile });
+    return `read_parquet('${outFile}')`;
+  }
+
+  it('warms the SSPs in their order by 2100 (126 < 245 < 370 < 585) for every model, from where CMIP6 historical ends in 2014', async () => {
+    const hist = await generate6('h6', 'historical', [2000, 2014]);
+    const ssps = ['ssp126', 'ssp245', 'ssp370', 'ssp585'];
+    const late = await Promise.all(ssps.map((s) => generate6(`${s}-late`, s, [2081, 2100])));
+    const early = await Promise.all(ssps.map((s) => generate6(`${s}-early`, s, [2015, 2019])));
+    const mean = async (f: string, where = 'true') => q<{ model: string; t: number }>(`SELECT model, avg(tasmax) t FROM ${f} WHERE ${where} GROUP BY 1 ORDER BY 1`);
+    const base = await mean(hist, 'year(date) >= 2010');
+    const lateMeans = await Promise.all(late.map((f) => mean(f)));
+    for (const [i, m] of models6.entries()) {
+      const d = lateMeans.map((rows) => rows[i]!.t - base[i]!.t);
+      expect(rows6(d), m).toEqual(rows6([...d].sort((a, b) => a - b)));
+      expect(d[0], m).toBeGreaterThan(0.3);
+      expect(d[3]! - d[0]!, m).toBeGreaterThan(2);
+      expect(d[3], m).toBeLessThan(7.5);
+    }
+    // The SSPs start where historical leaves off: 2015-2019 against 2010-2014 within the noise of a
+    // 5-year mean over 4 models (the curves differ by under 0.1 K there).
+    const avg = (rows: { t: number }[]) => rows.reduce((n, r) => n + r.t, 0) / rows.length;
+    for (const f of early) expect(Math.abs(avg(await mean(f)) - avg(base))).toBeLessThan(0.6);
   });
 
   it('has a seasonal cycle set by latitude and continentality, peaking in summer', async () => {

@@ -9,16 +9,32 @@ import { buildExplorer } from '../scripts/build-explorer.js';
 /**
  * One small deterministic dataset for the whole suite, made by the same generator as the default
  * data: the full reference catalog, climate data for the 3 most populous cities' cells and the
- * cells of New York City's boundary, a few models and a few years per scenario.
+ * cells of New York City's boundary, a few models and a few years per scenario; CMIP6 data for New
+ * York City's cells: in NEX-GDDP-CMIP6 a model of each calendar (ACCESS-CM2 standard, CanESM5
+ * noleap, UKESM1-0-LL 360_day), in LOCA2 one with every scenario of the dataset (ACCESS-CM2), one
+ * without ssp585 (TaiESM1) and one with only ssp370 (CESM2-LENS).
  */
 export const TEST_BUILD = {
   climateCities: 3,
+  cmip6Cities: 1,
   seed: 7,
-  models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] },
-  years: { historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052] } as Record<string, [number, number]>,
+  models: {
+    'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'],
+    LOCA: ['ACCESS1-0', 'CCSM4'],
+    'NEX-GDDP-CMIP6': ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'],
+    LOCA2: ['ACCESS-CM2', 'CESM2-LENS', 'TaiESM1'],
+  },
+  // historical applies to the CMIP6 datasets too (their historical runs to 2014).
+  years: {
+    historical: [1990, 1992], RCP45: [2050, 2052], RCP85: [2050, 2052],
+    ssp126: [2050, 2052], ssp245: [2050, 2052], ssp370: [2050, 2052], ssp585: [2050, 2052],
+  } as Record<string, [number, number]>,
 };
 
-/** The shared build also has every NEX-GDDP cell of New York City's boundary, for area requests with full coverage. */
+/**
+ * The shared build also has every NEX-GDDP cell of New York City's boundary, for area requests
+ * with full coverage, and every NEX-GDDP-CMIP6 one.
+ */
 export const TEST_AREA_CITIES = 1;
 
 /**
@@ -38,11 +54,11 @@ function inputsHash(): string {
 export default async function setup(project: TestProject) {
   const outDir = path.join(ROOT, '.tmp', 'test-data');
   const stamp = path.join(outDir, 'test-build.json');
-  const wanted = JSON.stringify({ options: { ...TEST_BUILD, areaCities: TEST_AREA_CITIES }, inputs: inputsHash() });
+  const wanted = JSON.stringify({ options: { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs: inputsHash() });
   // Rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast.
   const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
   if (!fresh) {
-    await buildDataset({ outDir, ...TEST_BUILD, areaCities: TEST_AREA_CITIES, log: () => {} });
+    await buildDataset({ outDir, ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES, log: () => {} });
     fs.writeFileSync(stamp, wanted);
   }
   // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own).

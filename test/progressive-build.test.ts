@@ -25,7 +25,7 @@ const builtCells = (dir: string) => readPlan(dir).cells.filter((c) => fs.existsS
 function cellFiles(dir: string, dataset: string, cellId: number): Map<string, number> {
   const files = new Map<string, number>();
   for (const tree of CELL_TREES) {
-    for (const scenario of ['historical', 'RCP45', 'RCP85']) {
+    for (const scenario of ['historical', 'RCP45', 'RCP85', 'ssp126', 'ssp245', 'ssp370', 'ssp585']) {
       const f = path.join(dir, tree, dataset, scenario, `${cellId}.parquet`);
       if (fs.existsSync(f)) files.set(f, fs.statSync(f).mtimeMs);
     }
@@ -46,10 +46,12 @@ describe('in-place build: interrupted and resumed', () => {
     // The catalog and plan are there, two cells are marked, and there is no manifest yet.
     expect(fs.existsSync(buildFile.manifest(dir))).toBe(false);
     const plan = readPlan(dir);
-    expect(plan.cells).toHaveLength(6);
-    expect(new Set(plan.cells.map((c) => `${c.dataset}:${c.cell_id}`)).size).toBe(6);
-    // New York City's cells come first, NEX-GDDP then LOCA.
+    // 6 CMIP5 cells (3 cities x 2 datasets), then New York City's 2 CMIP6 cells.
+    expect(plan.cells).toHaveLength(8);
+    expect(new Set(plan.cells.map((c) => `${c.dataset}:${c.cell_id}`)).size).toBe(8);
+    // New York City's cells come first, NEX-GDDP then LOCA; the CMIP6 ones last.
     expect(plan.cells.slice(0, 2).map((c) => c.dataset)).toEqual(['NEX-GDDP', 'LOCA']);
+    expect(plan.cells.slice(6).map((c) => c.dataset)).toEqual(['NEX-GDDP-CMIP6', 'LOCA2']);
     expect(plan.cells[0]).toMatchObject({ lat: 40.625, lon: -74.125 });
     expect(fs.readdirSync(path.join(dir, 'catalog')).length).toBe(9);
     const done = builtCells(dir);
@@ -64,13 +66,13 @@ describe('in-place build: interrupted and resumed', () => {
 
     const log: string[] = [];
     const manifest = await buildDataset({ outDir: dir, inPlace: true, ...TEST_BUILD, log: (l) => log.push(l) });
-    expect(log.some((l) => new RegExp(`resuming build ${manifest.build_id}: ${done.length} of 6 cells were built before`).test(l))).toBe(true);
-    expect(log.filter((l) => / cell \d+\/6 /.test(l))).toHaveLength(6 - done.length);
+    expect(log.some((l) => new RegExp(`resuming build ${manifest.build_id}: ${done.length} of 8 cells were built before`).test(l))).toBe(true);
+    expect(log.filter((l) => / cell \d+\/8 /.test(l))).toHaveLength(8 - done.length);
     for (const [key, files] of before) {
       const [dataset, cellId] = key.split(':');
       expect(cellFiles(dir, dataset!, Number(cellId)), key).toEqual(files);
     }
-    expect(builtCells(dir)).toHaveLength(6);
+    expect(builtCells(dir)).toHaveLength(8);
     expect(fs.existsSync(stale)).toBe(false);
     expect(fs.existsSync(path.join(dir, 'build.lock'))).toBe(false);
     expect(manifest.build_id).toBe(plan.build_id);
@@ -143,9 +145,9 @@ describe('serving a build while it is written', () => {
 
     const ready = await request(app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body).toMatchObject({ status: 'building', cells_total: 6 });
-    expect(ready.body.cells_built).toBe(6 - waiting.length);
-    expect(ready.body.detail).toMatch(/still being built: \d of 6 map cells are ready/);
+    expect(ready.body).toMatchObject({ status: 'building', cells_total: 8 });
+    expect(ready.body.cells_built).toBe(8 - waiting.length);
+    expect(ready.body.detail).toMatch(/still being built: \d of 8 map cells are ready/);
     expect((await request(app).get('/healthz')).status).toBe(200);
     expect((await request(app).get('/api/city/?search=new york').set(auth)).status).toBe(200);
 
@@ -157,7 +159,7 @@ describe('serving a build while it is written', () => {
     const notYet = await request(app).get(`${point}indicator/frost_days/`).set(auth);
     expect(notYet.status).toBe(503);
     expect(Number(notYet.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(notYet.body.detail).toMatch(/still being built: \d of 6 map cells are ready.*not ready yet; it should be in about \d+ s/);
+    expect(notYet.body.detail).toMatch(/still being built: \d of 8 map cells are ready.*not ready yet; it should be in about \d+ s/);
     expect(notYet.headers.etag).toBeUndefined();
     expect((await request(app).get(point).set(auth)).status).toBe(503);
     // 503s are not charged: after five of them, the burst of 3/min still has two requests left.
@@ -207,8 +209,8 @@ describe('DATA_AUTOBUILD: a first start builds the default data while serving', 
   it('is healthy at once, serves the catalog in seconds, resumes after a stop, and reports ready when complete', async () => {
     const dir = path.join(tmp, 'autobuild');
     const port = 20000 + Math.floor(Math.random() * 20000);
-    // DATA_AREA_CITIES=0: the city's own cells only, as this test counts them.
-    const env = { DATA_DIR: dir, DATA_AUTOBUILD: 'on', DATA_CITIES: '1', DATA_AREA_CITIES: '0', PORT: String(port), ACCOUNTS_DB: path.join(tmp, 'autobuild-accounts.duckdb') };
+    // DATA_AREA_CITIES=0, DATA_CMIP6_CITIES=0: the city's own CMIP5 cells only, as this test counts them.
+    const env = { DATA_DIR: dir, DATA_AUTOBUILD: 'on', DATA_CITIES: '1', DATA_AREA_CITIES: '0', DATA_CMIP6_CITIES: '0', PORT: String(port), ACCOUNTS_DB: path.join(tmp, 'autobuild-accounts.duckdb') };
     const base = `http://127.0.0.1:${port}`;
     const first = startServer(env);
     const early = await until('the first answer', async () => {

@@ -24,6 +24,8 @@ describe('make summaries: a build made by an older service', () => {
     const want = await Promise.all(PATHS.map(async (p) => (await get(fresh, p).expect(200)).text));
 
     // An older build: no ensemble_json tree, and a monthly summary gone.
+    const monthlyBefore = path.join(tmpRoot, 'monthly-of-the-build');
+    fs.cpSync(path.join(dir, 'monthly'), monthlyBefore, { recursive: true });
     fs.rmSync(path.join(dir, 'ensemble_json'), { recursive: true });
     fs.rmSync(path.join(dir, 'monthly'), { recursive: true });
     for (const p of PATHS) {
@@ -34,6 +36,20 @@ describe('make summaries: a build made by an older service', () => {
     const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
     const seen: number[] = [];
     const written = await writeAllSummaries(db, dir, 2, (done, total) => seen.push(done / total));
+    // The same monthly summaries as the build wrote, the heat series of each dataset's historic
+    // ranges included (1981-2010 in the CMIP6 datasets only): compared row by row.
+    const conn = await db.connect();
+    const files = (fs.readdirSync(monthlyBefore, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet'));
+    expect(files.some((f) => f.startsWith('NEX-GDDP-CMIP6'))).toBe(true);
+    for (const f of files) {
+      const [a, b] = [path.join(monthlyBefore, f), path.join(dir, 'monthly', f)];
+      const r = await conn.runAndReadAll(
+        `SELECT (SELECT count(*) FROM (FROM read_parquet($a) EXCEPT ALL FROM read_parquet($b))) + (SELECT count(*) FROM (FROM read_parquet($b) EXCEPT ALL FROM read_parquet($a))) AS diff`,
+        { a, b },
+      );
+      expect(Number(r.getRows()[0]![0]), f).toBe(0);
+    }
+    conn.closeSync();
     db.closeSync();
     const partitions = fs.readdirSync(path.join(dir, 'climate')).flatMap((ds) =>
       fs.readdirSync(path.join(dir, 'climate', ds)).flatMap((sc) => fs.readdirSync(path.join(dir, 'climate', ds, sc)).filter((f) => f.endsWith('.parquet'))),

@@ -8,9 +8,14 @@
 -- 1950-01-01, so a narrower year range gives the same values for the days it keeps.
 --
 -- Parameters
---   $seed INTEGER, $cell INTEGER (cell id), $scenario VARCHAR (historical | RCP45 | RCP85),
---   $y0, $y1 INTEGER (years, inclusive), $models VARCHAR[], $noleap VARCHAR[] (models on a 365-day
---   calendar: no Feb 29 row), $lat DOUBLE (cell centre latitude),
+--   $seed INTEGER, $cell INTEGER (cell id), $scenario VARCHAR (historical | RCP45 | RCP85 | ssp126 |
+--   ssp245 | ssp370 | ssp585), $y0, $y1 INTEGER (years, inclusive), $models VARCHAR[],
+--   $noleap VARCHAR[] (models on a 365-day calendar: no Feb 29 row),
+--   $day360 VARCHAR[] (models on a 360-day calendar: rows only on the real dates the NetCDF ingest
+--   maps their 360 days to), $skip365 INTEGER[], $skip366 INTEGER[] (the days of the year, 1-based,
+--   that no 360-day day maps to in a year of 365 and of 366 days: src/ingest/netcdf/cfTime.ts
+--   day360ToDayOfYear, computed by the caller so that both use one rule),
+--   $lat DOUBLE (cell centre latitude),
 --   $cont DOUBLE     continentality, 0 at the coast .. 1 from 800 km inland
 --   $west DOUBLE     Pacific maritime influence, 1 on the west coast .. 0 from 200 km inland
 --   $arid DOUBLE     desert Southwest (Mojave, Sonoran), 1 at its core
@@ -54,22 +59,33 @@ m AS (
          (hash($seed::INTEGER, model, 'bias') >> 11) / 9007199254740992.0 * 3.0 - 1.5 AS bias,
          0.7 + (hash($seed::INTEGER, model, 'sensitivity') >> 11) / 9007199254740992.0 * 0.6 AS sens,
          list_contains($noleap::VARCHAR[], model) AS noleap,
+         list_contains($day360::VARCHAR[], model) AS day360,
          c.t_mean, c.t_amp, c.dtr, c.t_sd, c.p_wet, c.wet_mm
   FROM unnest($models::VARCHAR[]) AS t(model), c
   ORDER BY model
 ),
 -- One row per calendar day: everything that does not depend on the model.
 d AS (
-  SELECT date, t, feb29,
+  SELECT date, t, feb29, skip360,
          -- +1 on the warmest day of the year, -1 on the coldest
          cos(2 * pi() * (doy - c.t_peak) / 365.25) AS season,
          -- warming in K before the model's sensitivity, from the fractional year; x = 0 in 2006, 1 in 2100.
          -- The two RCPs start together (RCP 8.5 always a little warmer); RCP 4.5 levels off, RCP 8.5
-         -- accelerates.
+         -- accelerates. CMIP6's historical runs to 2014 on the same line. The SSPs continue that line
+         -- from 2015 (x6 = 0 in 2015, 1 in 2100) plus a x6^2 and x6^3 term, so they join it with the
+         -- same value and slope; by 2100 (historical's line gives 0.91 K of 2015-2100): SSP1-2.6
+         -- +1.1 K over 2015, levelling off; SSP2-4.5 +2.2, slowing; SSP3-7.0 +3.6 and SSP5-8.5 +4.6,
+         -- accelerating (ordered at every x6 > 0; AR6 puts the SSPs' 2081-2100 warming in that order).
+         -- RCP85 is named, not the ELSE, so that an unknown scenario fails instead of warming silently.
          c.amplify * CASE $scenario::VARCHAR
            WHEN 'historical' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0
            WHEN 'RCP45' THEN 0.3 + 2.1 * (0.7 * x + 1.4 * x * x - 1.1 * x * x * x)
-           ELSE 0.3 + 4.7 * (0.35 * x + 0.65 * x * x) END AS warming,
+           WHEN 'RCP85' THEN 0.3 + 4.7 * (0.35 * x + 0.65 * x * x)
+           WHEN 'ssp126' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (1.3 - 1.1 * x6)
+           WHEN 'ssp245' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (3.3 - 2.0 * x6)
+           WHEN 'ssp370' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (4.0 - 1.3 * x6)
+           WHEN 'ssp585' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (6.0 - 2.3 * x6)
+           ELSE error('synthetic_climate.sql: unknown scenario ' || $scenario::VARCHAR) END AS warming,
          -- seasonal factor of the wet-day probability (annual mean 1): winter rains on the Pacific
          -- coast, early-summer rains inland, a late-summer wet season in the subtropics and deserts
          greatest(0.05, 1.0
@@ -83,7 +99,10 @@ d AS (
            dayofyear(r.ts) AS doy,
            year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 AS yf,
            greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2006.0) / 94.0 AS x,
-           month(r.ts) = 2 AND day(r.ts) = 29 AS feb29
+           greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2015.0) / 85.0 AS x6,
+           month(r.ts) = 2 AND day(r.ts) = 29 AS feb29,
+           list_contains(CASE WHEN (year(r.ts) % 4 = 0 AND year(r.ts) % 100 <> 0) OR year(r.ts) % 400 = 0
+                              THEN $skip366::INTEGER[] ELSE $skip365::INTEGER[] END, dayofyear(r.ts)) AS skip360
     FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
   ), c
 ),
@@ -103,7 +122,7 @@ h AS (
          (d.t % 5) / 5.0 AS fr, hash(k, 3, d.t // 5) AS r0, hash(k, 3, d.t // 5 + 1) AS r1,
          hash(k, 4, d.t) AS wa, hash(k, 5, d.t) AS wb
   FROM md
-  WHERE NOT (noleap AND d.feb29)
+  WHERE NOT (noleap AND d.feb29) AND NOT (day360 AND d.skip360)
 ),
 -- Uniforms in [0, 1) from 32-bit halves; knot noise as a smoothstep interpolation between knots
 -- (knot values: sum of two uniforms, bell-shaped, in [-1, 1]).

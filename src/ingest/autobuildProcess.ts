@@ -16,7 +16,7 @@ const report = (message: AutobuildMessage, then: () => void = () => {}) => (proc
 process.on('disconnect', () => process.exit(0));
 
 const config = loadConfig();
-buildDataset({ outDir: config.DATA_DIR, inPlace: true, climateCities: config.DATA_CITIES, seed: config.DATA_SEED, areaCities: config.DATA_AREA_CITIES, log: (line) => report({ line }) }).then(
+buildDataset({ outDir: config.DATA_DIR, inPlace: true, climateCities: config.DATA_CITIES, seed: config.DATA_SEED, areaCities: config.DATA_AREA_CITIES, cmip6Cities: config.DATA_CMIP6_CITIES, cmip6AreaCities: config.DATA_CMIP6_AREA_CITIES, log: (line) => report({ line }) }).then(
   () => process.exit(0),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

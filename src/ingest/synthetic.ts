@@ -1,7 +1,8 @@
-import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { INTEGER, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { CELL_PARQUET } from '../climate/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
-import { NOLEAP_MODELS } from '../reference/fixtures.js';
+import { DATASETS, runOf } from '../reference/fixtures.js';
+import { day360ToDayOfYear } from './netcdf/cfTime.js';
 
 /**
  * What shapes a cell's synthetic climate besides its latitude: weights in [0, 1] that the generator
@@ -60,6 +61,8 @@ export function cellClimate(lat: number, lon: number, coastKm: number): CellClim
 
 export interface SyntheticCellJob {
   seed: number;
+  /** The dataset whose runs give each model's calendar. */
+  dataset: string;
   cellId: number;
   scenario: string;
   years: [number, number];
@@ -68,9 +71,35 @@ export interface SyntheticCellJob {
   outFile: string;
 }
 
+/**
+ * The days of a year of `days` days (1-based) that no day of a 360-day year lands on, by the rule
+ * the NetCDF ingest maps 360-day calendars with (cfTime.ts), so that synthetic 360-day models have
+ * rows on the same real dates as ingested ones: 5 in a year of 365 days, 6 in one of 366.
+ */
+export function daysWithout360(days: 365 | 366): number[] {
+  // Any year of that length: the rule only looks at the year's length.
+  const year = days === 366 ? 2000 : 2001;
+  const hit = new Set(Array.from({ length: 360 }, (_, i) => day360ToDayOfYear(year, i + 1)));
+  return Array.from({ length: days }, (_, i) => i + 1).filter((d) => !hit.has(d));
+}
+const SKIP_365 = daysWithout360(365);
+const SKIP_366 = daysWithout360(366);
+
+/** Each model's calendar in a dataset (its run's). */
+function calendarsOf(dataset: string, models: string[]) {
+  const d = DATASETS.find((x) => x.name === dataset);
+  if (!d) throw new Error(`Unknown dataset ${dataset}`);
+  return models.map((model) => {
+    const run = runOf(d, model);
+    if (!run) throw new Error(`${dataset} has no model ${model}`);
+    return run;
+  });
+}
+
 /** The generator's parameters for one (cell, scenario): see sql/build/synthetic_climate.sql. */
 export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
   const c = job.climate;
+  const runs = calendarsOf(job.dataset, job.models);
   return {
     seed: job.seed,
     cell: job.cellId,
@@ -78,7 +107,10 @@ export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
     y0: job.years[0],
     y1: job.years[1],
     models: listValue(job.models),
-    noleap: listValue(job.models.filter((m) => NOLEAP_MODELS.has(m))),
+    noleap: listValue(runs.filter((r) => r.calendar === 'noleap').map((r) => r.model)),
+    day360: listValue(runs.filter((r) => r.calendar === '360_day').map((r) => r.model)),
+    skip365: listValue(SKIP_365),
+    skip366: listValue(SKIP_366),
     lat: c.lat,
     cont: c.continentality,
     west: c.westCoast,
@@ -96,7 +128,7 @@ export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
 export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticCellJob): Promise<number> {
   // COPY takes no parameter for its target; the path is the build's own, not user input.
   // The list types spelled out: an empty list (no model on a 365-day calendar) has no item type of its own.
-  const types = { models: LIST(VARCHAR), noleap: LIST(VARCHAR) };
+  const types = { models: LIST(VARCHAR), noleap: LIST(VARCHAR), day360: LIST(VARCHAR), skip365: LIST(INTEGER), skip366: LIST(INTEGER) };
   const result = await conn.run(`COPY (${sqlFile('build/synthetic_climate.sql')}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job), types);
   return Number(result.rowsChanged);
 }
