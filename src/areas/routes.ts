@@ -15,7 +15,7 @@ import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
-import { dataJson, indicatorHead, indicatorPlan } from '../indicators/indicatorData.js';
+import { dataJson, indicatorHead, indicatorPlan, readsEveryModel } from '../indicators/indicatorData.js';
 import type { Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
@@ -88,7 +88,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
           ? { file: historical(cellId, 'baseline for relative_to'), monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId), years: plan.baselineYears, change: relativeTo.change }
           : undefined,
       }));
-      const all = models.length === dataset.models.length;
+      const all = readsEveryModel(plan);
       // Windows are made of each model's yearly values.
       const periods = plan.windows ? 'yearly' : plan.timeAggregation;
       const base = { name: meta.name, models: all ? undefined : models, years, timeAggregation: periods, spans: plan.spans, aggs: plan.aggs, units: plan.units, windows: plan.windows, ...vars };

@@ -73,7 +73,7 @@ export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: 
     const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId);
     baseline = { file: baselineFile, monthlyFile, years: plan.baselineYears, change: relativeTo.change };
   }
-  const all = models.length === scenarioModels(dataset, scenario).length;
+  const all = readsEveryModel(plan);
   const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId);
   // Windows are made of each model's yearly values.
   const periods = plan.windows ? 'yearly' : plan.timeAggregation;
@@ -92,6 +92,14 @@ export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: 
     windows: plan.windows,
     ...vars,
   });
+}
+
+/**
+ * Whether the plan reads every model of the scenario's file, so that the query need not name them.
+ * (Historic baselines always average every model of the historical file, whatever `models` says.)
+ */
+export function readsEveryModel(plan: IndicatorPlan): boolean {
+  return plan.models.length === scenarioModels(plan.dataset, plan.scenario).length;
 }
 
 /** The `data` member of an indicator answer: period -> statistic -> value (null for none). */
