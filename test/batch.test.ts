@@ -52,10 +52,10 @@ afterEach(() => {
 const singlePath = (p: Place, scenario: string, suffix: string) => ('city' in p ? `/api/climate-data/${p.city}/${scenario}/${suffix}` : `/api/climate-data/${p.lat}/${p.lon}/${scenario}/${suffix}`);
 
 /** The map cell as GET /api/map-cell/ shows it for the place (a city: its coordinates). */
-async function mapCellText(p: Place): Promise<string> {
+async function mapCellText(p: Place, dataset: string): Promise<string> {
   const at = 'city' in p ? t.catalog.cityById.get(p.city)! : p;
   const res = await get(`/api/map-cell/${at.lat}/${at.lon}/?distance=0`).expect(200);
-  return JSON.stringify((res.body as unknown[]).find((f) => (f as { properties: { datasets: string[] } }).properties.datasets.includes('NEX-GDDP')));
+  return JSON.stringify((res.body as unknown[]).find((f) => (f as { properties: { datasets: string[] } }).properties.datasets.includes(dataset)));
 }
 
 /** The single endpoint's answer split into what precedes `data` (without the place) and `data` itself, as text. */
@@ -80,7 +80,8 @@ async function expectedBatch(places: Place[], scenario: string, suffix: string, 
       continue;
     }
     head = s.head!;
-    entries.push(`{"location":${location},"map_cell":${await mapCellText(p)},"data":${s.data}}`);
+    const dataset = new URLSearchParams(qs).get('dataset') ?? 'NEX-GDDP';
+    entries.push(`{"location":${location},"map_cell":${await mapCellText(p, dataset)},"data":${s.data}}`);
   }
   return { head, entries };
 }
@@ -95,6 +96,9 @@ describe('batch results equal the single endpoints', () => {
     { name: 'percentile_precipitation offset_yearly', suffix: 'indicator/percentile_precipitation/', qs: 'time_aggregation=offset_yearly&percentile=95' },
     { name: 'raw data, all models', suffix: '', qs: 'years=2051:2052' },
     { name: 'raw data, one model, agg max, two variables', suffix: '', qs: 'models=CCSM4&agg=max&variables=pr,tasmin' },
+    // CMIP6 (the suite's build has it for New York City only: the other places answer their 404s).
+    { name: 'frost_days on NEX-GDDP-CMIP6 ssp585', suffix: 'indicator/frost_days/', qs: 'dataset=NEX-GDDP-CMIP6&agg=median,90th', scenario: 'ssp585' },
+    { name: 'raw data on LOCA2 ssp245', suffix: '', qs: 'dataset=LOCA2&years=2051', scenario: 'ssp245' },
   ];
   for (const c of cases) {
     it(`JSON, byte for byte: ${c.name}`, async () => {

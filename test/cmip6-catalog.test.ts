@@ -185,3 +185,50 @@ describe('datasets, scenarios and models together', () => {
     );
   });
 });
+
+describe('CMIP6 data through the other endpoints (the suite build has it for New York City)', () => {
+  it("lists the city's CMIP6 map cells after the CMIP5 ones", async () => {
+    const city = (await get(`/api/city/${NYC}/`).expect(200)).body;
+    expect(city.properties.datasets).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
+    const cell = (await get(`/api/city/${NYC}/map-cell/LOCA2/`).expect(200)).body;
+    expect(cell.properties.dataset).toBe('LOCA2');
+    const [lon, lat] = city.geometry.coordinates;
+    const here = (await get(`/api/map-cell/${lat}/${lon}/`).expect(200)).body.map((f: { properties: { datasets: string[] } }) => f.properties.datasets[0]);
+    expect([...here].sort()).toEqual(['LOCA', 'LOCA2', 'NEX-GDDP', 'NEX-GDDP-CMIP6']);
+  });
+
+  it('takes the 1981-2010 range on CMIP6 and makes it the default there', async () => {
+    const url = `/api/climate-data/${NYC}/ssp585/indicator/extreme_heat_events/?dataset=NEX-GDDP-CMIP6`;
+    const byDefault = (await get(url).expect(200)).body;
+    expect(byDefault.indicator.parameters.find((p: { name: string }) => p.name === 'historic_range').default).toBe('1981');
+    expect((await get(`${url}&historic_range=1981`).expect(200)).body.data).toEqual(byDefault.data);
+    // The suite's historical years (1990-1992) lie in both ranges, so 1971 gives the same here.
+    expect((await get(`${url}&historic_range=1971`).expect(200)).body.data).toEqual(byDefault.data);
+  });
+
+  it("answers every model of the dataset with the scenario for models=all, and CSV", async () => {
+    const body = (await get(`/api/climate-data/${NYC}/ssp585/indicator/frost_days/?dataset=LOCA2`).expect(200)).body;
+    expect(body.climate_models).toEqual(Object.keys(LOCA2).filter((m) => LOCA2[m]!.includes('ssp585')));
+    expect(body.climate_models).toHaveLength(25);
+    const csv = await get(`/api/climate-data/${NYC}/ssp245/indicator/frost_days/?dataset=LOCA2&format=csv`).expect(200).expect('Content-Type', /text\/csv/);
+    expect(csv.text).toMatch(/LOCA2/);
+    expect(csv.text).toMatch(/ssp245/);
+  });
+
+  it("answers an area on NEX-GDDP-CMIP6: one cell's area is that cell's answer", async () => {
+    const city = t.catalog.cityById.get(NYC)!;
+    const cellId = t.catalog.cityCells.get(NYC)!.get('NEX-GDDP-CMIP6')!;
+    const cell = t.catalog.cells.get(`NEX-GDDP-CMIP6:${cellId}`)!;
+    const d = 0.1;
+    const bbox = [cell.lon - d, cell.lat - d, cell.lon + d, cell.lat + d].join(',');
+    const qs = 'dataset=NEX-GDDP-CMIP6&agg=min,median,max&time_aggregation=quarterly';
+    const area = (await get(`/api/climate-data/area/ssp245/indicator/frost_days/?bbox=${bbox}&${qs}`).expect(200)).body;
+    expect(area.dataset).toBe('NEX-GDDP-CMIP6');
+    expect(area.area.properties.cells_with_data).toBe(1);
+    const point = (await get(`/api/climate-data/${cell.lat}/${cell.lon}/ssp245/indicator/frost_days/?${qs}`).expect(200)).body;
+    expect(area.data).toEqual(point.data);
+    // The whole city: every NEX-GDDP-CMIP6 cell of its boundary has data in the suite's build.
+    const whole = (await get(`/api/climate-data/area/ssp245/indicator/frost_days/?city=${city.id}&dataset=NEX-GDDP-CMIP6`).expect(200)).body;
+    expect(whole.area.properties.cells_with_data).toBe(whole.area.properties.cells_in_area);
+  });
+});

@@ -40,7 +40,8 @@ describe('GET /api/city/', () => {
     expect(f.geometry.coordinates).toEqual([-74.00597, 40.71427]);
     expect(f.properties).toMatchObject({ name: 'New York City', admin: 'NY', population: 8175133 });
     expect(f.properties.proximity).toEqual({ ocean: true, coastal: true });
-    expect(f.properties.datasets).toEqual(['NEX-GDDP', 'LOCA']);
+    // The suite's build has CMIP6 data for New York City, listed after the CMIP5 datasets.
+    expect(f.properties.datasets).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
     expect(typeof f.properties.region).toBe('number');
   });
 
@@ -203,7 +204,8 @@ describe('GET /api/city/{pk}/ and sub-resources', () => {
 
   it('lists the map cells with data, one per dataset', async () => {
     const res = await get(`/api/city/${NYC}/map-cell/`).expect(200);
-    expect(res.body.map((f: { properties: { dataset: string } }) => f.properties.dataset)).toEqual(['NEX-GDDP', 'LOCA']);
+    // The suite's build has CMIP6 data for New York City: after the CMIP5 cells.
+    expect(res.body.map((f: { properties: { dataset: string } }) => f.properties.dataset)).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
     const nyc = t.catalog.cityById.get(NYC)!;
     for (const f of res.body) {
       const grid = GRIDS[f.properties.dataset]!;
@@ -229,10 +231,10 @@ describe('GET /api/map-cell/{lat}/{lon}/', () => {
   it('returns the cells containing the point with distance and proximity', async () => {
     const nyc = t.catalog.cityById.get(NYC)!;
     const res = await get(`/api/map-cell/${nyc.lat}/${nyc.lon}/`).expect(200);
-    expect(res.body).toHaveLength(2);
-    // LOCA's finer cell centre is nearer the point than NEX-GDDP's.
-    expect(res.body[0].properties.datasets).toEqual(['LOCA']);
-    expect(res.body[1].properties.datasets).toEqual(['NEX-GDDP']);
+    expect(res.body).toHaveLength(4);
+    // The 1/16 degree cells' centres (LOCA and LOCA2 share them) are nearer the point than the
+    // 0.25 degree ones (NEX-GDDP and NEX-GDDP-CMIP6 share them); ties in catalog order.
+    expect(res.body.map((f: { properties: { datasets: string[] } }) => f.properties.datasets)).toEqual([['LOCA'], ['LOCA2'], ['NEX-GDDP'], ['NEX-GDDP-CMIP6']]);
     for (const f of res.body) {
       expect(Number.isInteger(f.properties.distance_meters)).toBe(true);
       expect(f.properties.proximity).toHaveProperty('ocean');

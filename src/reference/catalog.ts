@@ -204,7 +204,9 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
   }
 
   const cityCells = new Map<number, Map<string, number>>();
-  for (const r of cityCellRows) {
+  // Each city's cells in catalog order, as its datasets.
+  const ordered = [...cityCellRows].sort((a, b) => (datasetOrder.get(a.dataset) ?? 99) - (datasetOrder.get(b.dataset) ?? 99));
+  for (const r of ordered) {
     if (!cells.get(cellKey(r.dataset, r.cell_id))?.hasData) continue;
     const id = Number(r.city_id);
     let m = cityCells.get(id);
