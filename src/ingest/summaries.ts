@@ -56,10 +56,12 @@ async function copyAtomically(conn: DuckDBConnection, select: string, target: st
   fs.renameSync(tmp, target);
 }
 
-/** The historic ranges of a data build's catalog, for the heat-wave series of the summaries. */
-export async function historicRanges(conn: DuckDBConnection, dataDir: string): Promise<{ start_year: number; end_year: number }[]> {
-  const file = path.join(dataDir, 'catalog', 'historic_range.parquet');
-  const reader = await conn.runAndReadAll(`SELECT start_year::INTEGER AS start_year, end_year::INTEGER AS end_year FROM read_parquet($file) ORDER BY start_year`, { file });
+/**
+ * The historic ranges of a data build's catalog that apply to a dataset (the catalog lists per
+ * range the datasets whose historical years hold it), for the heat-wave series of its summaries.
+ */
+export async function historicRanges(conn: DuckDBConnection, dataDir: string, dataset: string): Promise<{ start_year: number; end_year: number }[]> {
+  const reader = await conn.runAndReadAll(sqlFile('ingest/historic_ranges.sql'), { dir: dataDir, dataset });
   return reader.getRowObjectsJS() as { start_year: number; end_year: number }[];
 }
 
@@ -71,11 +73,11 @@ export async function historicRanges(conn: DuckDBConnection, dataDir: string): P
 export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, workers: number, progress: (done: number, total: number) => void): Promise<number> {
   const first = await db.connect();
   await loadSummaryMacros(first);
-  const ranges = await historicRanges(first, dataDir);
-  first.closeSync();
   const cells: CellRef[][] = [];
+  const rangesOf = new Map<string, { start_year: number; end_year: number }[]>();
   const climate = path.join(dataDir, 'climate');
   for (const dataset of fs.existsSync(climate) ? fs.readdirSync(climate).sort() : []) {
+    rangesOf.set(dataset, await historicRanges(first, dataDir, dataset));
     const byCell = new Map<number, string[]>();
     for (const scenario of fs.readdirSync(path.join(climate, dataset)).sort()) {
       for (const name of fs.readdirSync(path.join(climate, dataset, scenario))) {
@@ -88,7 +90,8 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
       cells.push(scenarios.sort((a, b) => order(a) - order(b)).map((scenario) => ({ dataDir, dataset, scenario, cellId })));
     }
   }
-  return writeSummaries(cells, ranges, workers, () => db.connect(), progress);
+  first.closeSync();
+  return writeSummaries(cells, (dataset) => rangesOf.get(dataset)!, workers, () => db.connect(), progress);
 }
 
 /**
@@ -98,7 +101,8 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
  */
 export async function writeSummaries(
   groups: CellRef[][],
-  ranges: { start_year: number; end_year: number }[],
+  /** The historic ranges of each dataset (historicRanges). */
+  ranges: (dataset: string) => { start_year: number; end_year: number }[],
   workers: number,
   connect: () => Promise<DuckDBConnection>,
   progress: (done: number, total: number) => void,
@@ -107,7 +111,7 @@ export async function writeSummaries(
   let done = 0;
   await forEachOnConnections(groups, workers, connect, async (conn, scenarios) => {
     for (const cell of scenarios) {
-      await writeCellSummaries(conn, cell, ranges);
+      await writeCellSummaries(conn, cell, ranges(cell.dataset));
       progress(++done, total);
     }
   });

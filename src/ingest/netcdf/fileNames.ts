@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AttrValue } from './cfValues.js';
 import { VARIABLES, type Variable } from './cfValues.js';
+import { parseCmip6Name, type Cmip6Name } from './cmip6Names.js';
 
 /** What a file holds, as its name or (where the name does not say) its global attributes tell. */
 export interface FileIdentity {
@@ -8,7 +9,11 @@ export interface FileIdentity {
   model?: string;
   scenario?: string;
   /** The dataset whose naming the file follows, when it follows one. */
-  layout?: 'NEX-GDDP' | 'LOCA';
+  layout?: 'NEX-GDDP' | 'LOCA' | 'NEX-GDDP-CMIP6' | 'LOCA2';
+  /** What a CMIP6 name states besides (member, grid label, years, version, region). */
+  cmip6?: Cmip6Name;
+  /** The ensemble member the global attributes state (CMIP6 variant_label). */
+  member?: string;
 }
 
 const SCENARIOS: Record<string, string> = {
@@ -17,6 +22,10 @@ const SCENARIOS: Record<string, string> = {
   'rcp4.5': 'RCP45',
   rcp85: 'RCP85',
   'rcp8.5': 'RCP85',
+  ssp126: 'ssp126',
+  ssp245: 'ssp245',
+  ssp370: 'ssp370',
+  ssp585: 'ssp585',
 };
 
 export const scenarioName = (text: string | undefined) => (text === undefined ? undefined : SCENARIOS[text.trim().toLowerCase().replace(/\s+/g, '')]);
@@ -33,6 +42,12 @@ export function identityFromName(file: string): FileIdentity {
   if (m) return { layout: 'NEX-GDDP', variable: m[1]!.toLowerCase() as Variable, scenario: scenarioName(m[2]) ?? m[2], model: m[4] };
   m = LOCA.exec(base);
   if (m) return { layout: 'LOCA', variable: m[1]!.toLowerCase() as Variable, model: m[2], scenario: scenarioName(m[3]) ?? m[3] };
+  const c = parseCmip6Name(base);
+  if (c) {
+    // A variable the service does not serve (hurs, tas, ...) is left unset: the file is skipped or refused by that.
+    const variable = (VARIABLES as string[]).includes(c.variable.toLowerCase()) ? (c.variable.toLowerCase() as Variable) : undefined;
+    return { layout: c.layout, variable, model: c.model, scenario: c.scenario, cmip6: c };
+  }
   return {};
 }
 
@@ -52,5 +67,5 @@ export function identityFromAttributes(globalAttrs: Record<string, AttrValue>, m
   const named = text(globalAttrs.variable_id)?.toLowerCase();
   const present = dataVariables.filter((v): v is Variable => (VARIABLES as string[]).includes(v));
   const variable = named && (VARIABLES as string[]).includes(named) ? (named as Variable) : present.length === 1 ? present[0] : undefined;
-  return { model, scenario, variable };
+  return { model, scenario, variable, member: text(globalAttrs.variant_label) };
 }
