@@ -107,9 +107,16 @@ describe('make ingest: NEX-GDDP-CMIP6 and LOCA2 files as their publishers name t
     expect([...new Set(rows.map((r) => r.model))]).toEqual(['ACCESS-CM2', 'GFDL-CM4_gr2']);
   });
 
+  it('reads model, scenario and member from NASA\'s global attributes when the name does not say', async () => {
+    const c = cityCell(after, NYC, 'NEX-GDDP-CMIP6');
+    const spec = sample('nex6', { model: 'MIROC6' });
+    const values = await series(after, String(NYC), 'ssp370', 'MIROC6', 2052, 'tasmax', 'NEX-GDDP-CMIP6');
+    for (let t = 0; t < 366; t++) expectClose(values[t]!, fixtureExpected(spec, 2052, t, c.lat, c.lon), false);
+  });
+
   it('records each dataset\'s own years, CMIP6 historical up to 2014', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, 'manifest.json'), 'utf8'));
-    expect(manifest.datasets['NEX-GDDP-CMIP6'].years).toEqual({ historical: [1991, 2014], ssp126: [2052, 2052], ssp245: [2052, 2052], ssp585: [2051, 2052] });
+    expect(manifest.datasets['NEX-GDDP-CMIP6'].years).toEqual({ historical: [1991, 2014], ssp126: [2052, 2052], ssp245: [2052, 2052], ssp370: [2052, 2052], ssp585: [2051, 2052] });
     expect(manifest.datasets.LOCA2.years).toEqual({ ssp245: [2015, 2044], ssp585: [2075, 2100] });
     // The build-wide years are shared with the CMIP5 datasets, whose historical ends in 2005: unchanged.
     expect(manifest.years.historical).toEqual(TEST_BUILD.years.historical);

@@ -54,18 +54,26 @@ export function identityFromName(file: string): FileIdentity {
 const text = (v: AttrValue | undefined) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /**
- * Fills what the name did not say from CF / CMIP5 global attributes: the model from driving_model_id,
- * model_id, source_id or the first word of the title (the first that names a model of the dataset;
- * NEX-GDDP's model_id is "BCSD"), the scenario from experiment_id or experiment, the variable from
- * variable_id or the one data variable named tasmax, tasmin or pr.
+ * Fills what the name did not say from CF / CMIP global attributes: the model from driving_model_id,
+ * model_id, source_id, cmip6_source_id (NEX-GDDP-CMIP6), model_source_id (LOCA2) or the first word
+ * of the title (the first that names a model of the dataset; NEX-GDDP's model_id is "BCSD"), the
+ * scenario from experiment_id, experiment or scenario, the member from variant_label or
+ * model_variant_id, the variable from variable_id or the one data variable named tasmax, tasmin or pr.
  */
 export function identityFromAttributes(globalAttrs: Record<string, AttrValue>, models: string[], dataVariables: string[]): FileIdentity {
   const byLower = new Map(models.map((m) => [m.toLowerCase(), m]));
-  const candidates = [globalAttrs.driving_model_id, globalAttrs.model_id, globalAttrs.source_id, globalAttrs.parent_source_id, text(globalAttrs.title)?.split(/\s+/)[0]];
+  const candidates = [
+    globalAttrs.driving_model_id, globalAttrs.model_id, globalAttrs.source_id, globalAttrs.parent_source_id,
+    // NEX-GDDP-CMIP6 and LOCA2 (whose source and model_id say nothing of the model).
+    globalAttrs.cmip6_source_id, globalAttrs.model_source_id,
+    text(globalAttrs.title)?.split(/[\s,]+/)[0],
+  ];
   const model = candidates.map((c) => byLower.get(text(c)?.toLowerCase() ?? '')).find((m) => m !== undefined);
-  const scenario = scenarioName(text(globalAttrs.experiment_id)) ?? scenarioName(text(globalAttrs.experiment)) ?? scenarioName(text(globalAttrs.driving_experiment_id));
+  const scenario =
+    scenarioName(text(globalAttrs.experiment_id)) ?? scenarioName(text(globalAttrs.experiment)) ?? scenarioName(text(globalAttrs.driving_experiment_id)) ??
+    scenarioName(text(globalAttrs.scenario));
   const named = text(globalAttrs.variable_id)?.toLowerCase();
   const present = dataVariables.filter((v): v is Variable => (VARIABLES as string[]).includes(v));
   const variable = named && (VARIABLES as string[]).includes(named) ? (named as Variable) : present.length === 1 ? present[0] : undefined;
-  return { model, scenario, variable, member: text(globalAttrs.variant_label) };
+  return { model, scenario, variable, member: text(globalAttrs.variant_label) ?? text(globalAttrs.model_variant_id) };
 }

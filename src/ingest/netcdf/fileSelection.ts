@@ -18,7 +18,7 @@ export interface SkippedFile {
  * - LOCA2's monthly and yearly aggregates (`.monthly.nc`, `.yearly.nc`) are skipped: not daily values;
  * - other variables (hurs, huss, tas, ...) are skipped: the service serves tasmax, tasmin and pr.
  * Files whose names follow no CMIP6 naming are all kept (the CMIP5 namings and attribute-only
- * names are judged when read). Order is kept.
+ * names are judged when read).
  */
 export function selectFiles(files: string[]): { files: string[]; skipped: SkippedFile[] } {
   const skipped: SkippedFile[] = [];
@@ -53,5 +53,13 @@ export function selectFiles(files: string[]): { files: string[]; skipped: Skippe
     });
   }
   const dropped = new Set(skipped.map((s) => s.file));
-  return { files: files.filter((f) => !dropped.has(f)), skipped };
+  // Older versions first (a stable sort: otherwise the listed order). Files that overlap without
+  // being versions of one another (LOCA2's NAmer file and a region's, in different versions) are
+  // both read, and where two files cover a value the one staged last wins
+  // (sql/ingest/merge_partition.sql): so the newer version's values are the ones served.
+  const versionOf = new Map(daily.map((f) => [f.file, f.name.version]));
+  const kept = files.filter((f) => !dropped.has(f));
+  const order = kept.map((file, k) => ({ file, k, version: versionOf.get(file) ?? [] }));
+  order.sort((a, b) => compareVersions(a.version, b.version) || a.k - b.k);
+  return { files: order.map((o) => o.file), skipped };
 }
