@@ -27,7 +27,7 @@ help:
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-explorer - the explorer page's weight and time from sign-in to first chart (Chromium)"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
-	@echo "make ingest DATASET=NEX-GDDP|LOCA SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
+	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
 
 # npm ci only when the lockfile changed since the last install.
 $(STAMP): package-lock.json

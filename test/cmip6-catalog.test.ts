@@ -232,3 +232,16 @@ describe('CMIP6 data through the other endpoints (the suite build has it for New
     expect(whole.area.properties.cells_with_data).toBe(whole.area.properties.cells_in_area);
   });
 });
+
+describe('a model the cell has no rows for (a partial ingest, a build of a few models)', () => {
+  it('answers raw data without values, in JSON, CSV and Arrow, instead of failing', async () => {
+    // GFDL-CM4 is a NEX-GDDP-CMIP6 model, but the suite's build has three others.
+    const url = `/api/climate-data/${NYC}/historical/?dataset=NEX-GDDP-CMIP6&models=GFDL-CM4&years=1991`;
+    expect((await get(url).expect(200)).body.data).toEqual({});
+    const csv = await get(`${url}&format=csv`).expect(200);
+    expect(csv.text.trim().split('\n')).toHaveLength(1);
+    await get(`${url}&format=arrow`).expect(200);
+    // The same for a CMIP5 model outside the suite's build.
+    expect((await get(`/api/climate-data/${NYC}/RCP85/?models=BNU-ESM&years=2051`).expect(200)).body.data).toEqual({});
+  });
+});

@@ -486,7 +486,7 @@ describe('acceptance fixture', () => {
   });
 
   it('has NYC data, no LA data, and the one 1961-1990 historic range', () => {
-    expect(t.catalog.historicRanges).toEqual([{ start_year: 1961, end_year: 1990 }]);
+    expect(t.catalog.historicRanges).toEqual([{ start_year: 1961, end_year: 1990, datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] }]);
     expect(t.catalog.datasetByName.get('NEX-GDDP')?.models.slice().sort()).toEqual([...NEX_GDDP_MODELS].sort());
     const cell = (city: number) => t.catalog.cityCells.get(city)?.get('NEX-GDDP');
     expect(cell(NYC)).toBeDefined();

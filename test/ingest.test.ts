@@ -2,64 +2,18 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { ROOT } from '../src/config.js';
-import { openDuckDB, readRows } from '../src/db/duckdb.js';
 import { POINT, SEA_CELL, writeSampleFixtures } from './fixtures/netcdf/fixtureSets.js';
 import { fixtureValue, writeFixture, type FixtureSpec } from './fixtures/netcdf/fixtures.js';
 import { ingestNetcdf, IngestError, parsePoints } from '../src/ingest/netcdf/ingest.js';
 import { cellAt, GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';
+import { cityCell, copyOfTestData as copyOfTestDataIn, expectClose, get, NYC, partitionRows, quiet, series, THROTTLE } from './ingest-support.js';
 
-const NYC = 5128581;
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ingest-'));
 afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-const quiet = () => {};
-
-/** A fresh copy of the suite's data build, for an ingest to write into. */
-function copyOfTestData(name: string): string {
-  const dir = path.join(tmpRoot, name);
-  fs.cpSync(inject('dataDir'), dir, { recursive: true });
-  return dir;
-}
-
-const THROTTLE = { THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' };
-const get = (t: TestApp, url: string) => request(t.app).get(url).set('Authorization', `Token ${t.token}`);
-
-/** One model's daily values of one year and variable, from the API. */
-async function series(t: TestApp, place: string, scenario: string, model: string, year: number, variable: string, dataset = 'NEX-GDDP') {
-  const res = await get(t, `/api/climate-data/${place}/${scenario}/?dataset=${dataset}&models=${model}&years=${year}&variables=${variable}`).expect(200);
-  return res.body.data[String(year)][variable] as (number | null)[];
-}
-
-/** The centre of the cell holding a city, from the catalog. */
-function cityCell(t: TestApp, city: number, dataset: string) {
-  const id = t.catalog.cityCells.get(city)!.get(dataset)!;
-  return t.catalog.cells.get(`${dataset}:${id}`)!;
-}
-
-/** Packed values are integers of 0.01 K (temperatures); floats are compared as float32. */
-function expectClose(got: number | null, want: number, packed: boolean) {
-  expect(got).not.toBeNull();
-  if (packed) expect(Math.abs(got! - want)).toBeLessThan(0.006);
-  else expect(Math.fround(got!)).toBeCloseTo(Math.fround(want), want < 1 ? 12 : 4);
-}
-
-async function partitionRows(file: string) {
-  const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
-  const conn = await db.connect();
-  try {
-    return await readRows<{ model: string; date: string; tasmax: number | null; tasmin: number | null; pr: number | null }>(
-      conn,
-      `SELECT model, date::VARCHAR AS date, tasmax, tasmin, pr FROM read_parquet('${file}') ORDER BY model, date`,
-    );
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
-}
+const copyOfTestData = (name: string) => copyOfTestDataIn(tmpRoot, name);
 
 describe('make ingest: the sample NetCDF folders through the API', () => {
   let dataDir: string;

@@ -2,15 +2,17 @@
  * `make ingest DATASET=NEX-GDDP SRC=<file or folder> [POINTS="lat,lon;lat,lon"]`: reads NetCDF files
  * (NetCDF-4 or NetCDF-3) of one dataset into the data build in DATA_DIR (README, "Ingesting NetCDF").
  * Compiled, without make: node dist/cli/ingest.js --dataset NEX-GDDP --src <file,folder> [--points="lat,lon;..."]
- * Progress goes to stderr. Exit status 0 done, 1 failed (the message names the file), 2 bad arguments.
+ * Progress goes to stderr, with the files skipped (older versions of a file also given, LOCA2 monthly /
+ * yearly aggregates, variables other than tasmax, tasmin and pr) and the days where tasmin > tasmax.
+ * Exit status 0 done, 1 failed (the message names the file), 2 bad arguments.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { ingestNetcdf, IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 
-const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [DATA_DIR=data/build]
-   or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"]`;
+const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [DATA_DIR=data/build]
+   or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"]`;
 
 function usageError(message: string): never {
   console.error(`${message}\n${USAGE}`);

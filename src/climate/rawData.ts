@@ -1,4 +1,4 @@
-import { listValue } from '@duckdb/node-api';
+import { listValue, type DuckDBResultReader } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { Variable } from './params.js';
@@ -37,12 +37,18 @@ function columns(q: RawDataQuery, text: boolean): string {
     .join(', ');
 }
 
+/** A result's columns; a result without rows (a model the cell's file lacks) has none, so empty ones. */
+function columnsOf(reader: DuckDBResultReader, n: number): unknown[][] {
+  const cols = reader.getColumnsJS() as unknown[][];
+  return Array.from({ length: n }, (_, i) => cols[i] ?? []);
+}
+
 async function run<V>(pool: QueryPool, q: RawDataQuery, text: boolean): Promise<DailyColumns<V>> {
   const template = q.source.kind === 'ensemble' ? 'climate/raw_ensemble.sql' : 'climate/raw_daily.sql';
   const sql = sqlFile(template).replace('{{columns}}', columns(q, text));
   const params: Record<string, unknown> = { file: q.source.file, years: listValue(q.years) };
   if (q.source.kind === 'days') params.models = listValue(q.source.models);
-  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, params as never)).getColumnsJS() as unknown[][]);
+  const cols = await pool.run(async (conn) => columnsOf(await conn.runAndReadAll(sql, params as never), 2 + q.variables.length));
   return {
     year: cols[0] as number[],
     slot: cols[1] as number[],
@@ -68,7 +74,7 @@ export function queryRawDataText(pool: QueryPool, q: RawDataQuery): Promise<Dail
 export async function queryEnsembleJson(pool: QueryPool, q: { file: string; years: number[]; variables: Variable[]; agg: RawAgg }): Promise<{ year: number; member: string }[]> {
   // Column names from the allow-lists VARIABLES and RAW_AGGS only.
   const sql = sqlFile('climate/raw_ensemble_json.sql').replace('{{columns}}', q.variables.map((v) => `${v}_${q.agg} AS ${v}`).join(', '));
-  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, { file: q.file, years: listValue(q.years) } as never)).getColumnsJS() as unknown[][]);
+  const cols = await pool.run(async (conn) => columnsOf(await conn.runAndReadAll(sql, { file: q.file, years: listValue(q.years) } as never), 1 + q.variables.length));
   const years = cols[0] as number[];
   return years.map((year, i) => ({ year, member: `"${year}":{${q.variables.map((v, k) => `"${v}":${(cols[k + 1] as string[])[i]}`).join(',')}}` }));
 }

@@ -33,8 +33,7 @@ const MAX_HISTORIC_RANGES = 4;
  * CREATE OR REPLACE MACRO from several connections conflict.
  */
 export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[]) {
-  // Only the ranges of the cell's dataset: a CMIP5 historical (to 2005) does not hold 1981-2010.
-  const historicRanges = allRanges.filter((r) => !r.datasets || r.datasets.includes(cell.dataset));
+  const historicRanges = rangesOfDataset(allRanges, cell.dataset);
   if (historicRanges.length > MAX_HISTORIC_RANGES) {
     throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${historicRanges.length}: add columns to sql/build/monthly_summary.sql.`);
   }
@@ -65,6 +64,9 @@ async function copyAtomically(conn: DuckDBConnection, select: string, target: st
   await conn.run(`COPY (${select}) TO ${sqlString(tmp)} (${CELL_PARQUET})`, params as never, types as never);
   fs.renameSync(tmp, target);
 }
+
+/** The ranges of the dataset: a CMIP5 historical run (to 2005) does not hold 1981-2010. */
+export const rangesOfDataset = (ranges: SummaryRange[], dataset: string) => ranges.filter((r) => !r.datasets || r.datasets.includes(dataset));
 
 /**
  * The historic ranges of a data build's catalog, for the heat-wave series of the summaries, with

@@ -110,8 +110,16 @@ export function day360ToDayOfYear(year: number, d: number): number {
   return roundHalfEven(((isLeap(year) ? 366 : 365) * d) / 360);
 }
 
-/** Time coordinate values to days since 1970-01-01; throws when the steps are not distinct days. */
-export function decodeTimes(values: ArrayLike<number>, unitsAttr: string | undefined, calendarAttr: string | undefined): Int32Array {
+/** Days in a year of the calendar. */
+export function daysInYear(calendar: Calendar, year: number): number {
+  return calendar === '360_day' ? 360 : calendar === 'noleap' ? 365 : isLeap(year) ? 366 : 365;
+}
+
+/**
+ * Time coordinate values to day numbers counted in the file's own calendar (consecutive days differ
+ * by 1 in every calendar), with the calendar's year of each: what tells a day the file lacks.
+ */
+export function calendarDays(values: ArrayLike<number>, unitsAttr: string | undefined, calendarAttr: string | undefined): { calendar: Calendar; days: Float64Array; years: Int32Array } {
   const u = parseTimeUnits(unitsAttr);
   const { calendar } = parseCalendar(calendarAttr);
   if (calendar === 'standard' && (u.year < 1582 || (u.year === 1582 && (u.month < 10 || (u.month === 10 && u.day < 15)))) && calendarAttr?.toLowerCase() !== 'proleptic_gregorian') {
@@ -124,13 +132,25 @@ export function decodeTimes(values: ArrayLike<number>, unitsAttr: string | undef
   if (calendar === 'standard') ref = epochDay(u.year, u.month, u.day);
   else if (calendar === 'noleap') ref = u.year * 365 + NOLEAP_MONTH_START[u.month - 1]! + u.day - 1;
   else ref = u.year * 360 + (u.month - 1) * 30 + u.day - 1;
-
-  const out = new Int32Array(values.length);
+  const days = new Float64Array(values.length);
+  const years = new Int32Array(values.length);
   for (let k = 0; k < values.length; k++) {
     const v = values[k]!;
     if (!Number.isFinite(v)) throw new Error(`time value ${v} at index ${k} is not a number`);
     // A microsecond of slack: "hours since" axes hold values like 24 * n - 1e-9 after float rounding.
     const n = Math.floor(ref + u.dayFraction + v * u.unitDays + 1e-9);
+    days[k] = n;
+    years[k] = calendar === 'standard' ? yearOf(n) : Math.floor(n / (calendar === 'noleap' ? 365 : 360));
+  }
+  return { calendar, days, years };
+}
+
+/** Time coordinate values to days since 1970-01-01; throws when the steps are not distinct days. */
+export function decodeTimes(values: ArrayLike<number>, unitsAttr: string | undefined, calendarAttr: string | undefined): Int32Array {
+  const { calendar, days } = calendarDays(values, unitsAttr, calendarAttr);
+  const out = new Int32Array(values.length);
+  for (let k = 0; k < values.length; k++) {
+    const n = days[k]!;
     if (calendar === 'standard') out[k] = n;
     else if (calendar === 'noleap') {
       const y = Math.floor(n / 365);

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
+import type { ModelRun } from '../../reference/fixtures.js';
 import type { Grid } from '../../reference/grids.js';
-import { decodeTimes, isoDate, parseCalendar, yearOf } from './cfTime.js';
+import { calendarDays, decodeTimes, isoDate, parseCalendar, yearOf } from './cfTime.js';
 import { valueDecoder, type Variable } from './cfValues.js';
+import { incompleteDays, modelDirectory, runMismatch } from './cmip6Checks.js';
+import { LEFT_OUT_MODELS } from './cmip6Names.js';
 import { identityFromAttributes, identityFromName } from './fileNames.js';
 import { sniff, type GridFile } from './gridFile.js';
 import { placeAxis, planReads, type CellTarget } from './gridPlacement.js';
@@ -14,8 +17,11 @@ export interface ExtractContext {
   grid: Grid;
   /** The dataset's models in this data build. */
   models: string[];
-  /** Scenario name -> [first, last] year it may hold. */
+  /** Scenario name -> [first, last] year it may hold in this dataset. */
   scenarioYears: Map<string, [number, number]>;
+  /** CMIP6 datasets: each model's run (member, grid label, scenarios) that files must match; CMIP5: none recorded. */
+  generation: 'CMIP5' | 'CMIP6';
+  runs: ModelRun[];
   /** Cell ids to extract. */
   cells: number[];
 }
@@ -89,14 +95,27 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   }
   const dataVariables = f.variableNames().filter((n) => (f.variable(n)?.shape.length ?? 0) === 3);
   const attrs = identityFromAttributes(f.globalAttrs, ctx.models, dataVariables);
+  const cmip6 = named.cmip6;
+  if (cmip6 && named.variable === undefined) fail(`holds ${cmip6.variable}; the ingest reads tasmax, tasmin and pr`);
+  if (cmip6?.aggregate) fail(`holds LOCA2 ${cmip6.aggregate} aggregates, not daily values; the ingest reads the daily files (named without .${cmip6.aggregate})`);
   const variable = named.variable ?? attrs.variable;
-  const model = named.model ?? attrs.model;
   const scenario = named.scenario ?? attrs.scenario;
+  const statedModel = named.model ?? attrs.model;
+  const model = statedModel && ctx.generation === 'CMIP6' ? modelDirectory(statedModel, cmip6?.gridLabel, ctx.runs) : statedModel;
   if (!variable) fail(`cannot tell which variable it holds (tasmax, tasmin or pr): the name follows neither dataset's naming and no variable_id attribute or single data variable says; its variables: ${f.variableNames().join(', ')}`);
   if (!model) fail(`cannot tell its model: the name follows neither dataset's naming and no global attribute (driving_model_id, model_id, source_id, title) names a ${ctx.dataset} model`);
-  if (!ctx.models.includes(model)) fail(`model '${model}' is not a ${ctx.dataset} model; ${ctx.dataset} models: ${ctx.models.join(', ')}`);
+  if (!ctx.models.includes(model)) {
+    const why = LEFT_OUT_MODELS[ctx.dataset]?.[model];
+    fail(`model '${model}' is not a ${ctx.dataset} model${why ? ` of this service: ${why}` : ''}; ${ctx.dataset} models: ${ctx.models.join(', ')}`);
+  }
   if (!scenario || !ctx.scenarioYears.has(scenario)) {
-    fail(`scenario '${scenario ?? '(not stated)'}' is not one of ${[...ctx.scenarioYears.keys()].join(', ')} (file names say historical, rcp45 or rcp85; else the experiment_id attribute)`);
+    const names = ctx.generation === 'CMIP6' ? 'historical, ssp126, ssp245, ssp370 or ssp585' : 'historical, rcp45 or rcp85';
+    fail(`scenario '${scenario ?? '(not stated)'}' is not one of ${ctx.dataset}'s ${[...ctx.scenarioYears.keys()].join(', ')} (file names say ${names}; else the experiment_id attribute)`);
+  }
+  const run = ctx.runs.find((r) => r.model === model);
+  if (ctx.generation === 'CMIP6' && run) {
+    const mismatch = runMismatch(ctx.dataset, run, ctx.runs, scenario, cmip6?.member ?? attrs.member, cmip6?.gridLabel);
+    if (mismatch) fail(mismatch);
   }
   const v = f.variable(variable);
   if (!v) fail(`has no variable '${variable}'; its variables: ${f.variableNames().join(', ')}`);
@@ -116,11 +135,21 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   }
 
   const timeAttrs = f.variable(timeVar)!.attrs;
-  const calendar = parseCalendar(typeof timeAttrs.calendar === 'string' ? timeAttrs.calendar : undefined).name;
-  const days = decodeTimes(f.readAll(timeVar), timeAttrs.units as string | undefined, timeAttrs.calendar as string | undefined);
+  const [timeUnits, timeCalendar] = [timeAttrs.units as string | undefined, typeof timeAttrs.calendar === 'string' ? timeAttrs.calendar : undefined];
+  const calendar = parseCalendar(timeCalendar).name;
+  const timeValues = f.readAll(timeVar);
+  const days = decodeTimes(timeValues, timeUnits, timeCalendar);
   const [y0, y1] = ctx.scenarioYears.get(scenario)!;
   if (nt > 0 && (yearOf(days[0]!) < y0 || yearOf(days[nt - 1]!) > y1)) {
-    fail(`its dates run from ${isoDate(days[0]!)} to ${isoDate(days[nt - 1]!)}, outside ${scenario}'s years ${y0}-${y1}`);
+    fail(`its dates run from ${isoDate(days[0]!)} to ${isoDate(days[nt - 1]!)}, outside ${scenario}'s years ${y0}-${y1} in ${ctx.dataset}`);
+  }
+  if (ctx.generation === 'CMIP6') {
+    const axis = calendarDays(timeValues, timeUnits, timeCalendar);
+    if (cmip6 && nt > 0 && (axis.years[0]! < cmip6.years[0] || axis.years[nt - 1]! > cmip6.years[1])) {
+      fail(`its dates run from ${isoDate(days[0]!)} to ${isoDate(days[nt - 1]!)}, outside the year${cmip6.years[0] === cmip6.years[1] ? ` ${cmip6.years[0]}` : `s ${cmip6.years.join('-')}`} its name states`);
+    }
+    const incomplete = incompleteDays(axis.calendar, calendar, axis, days, cmip6?.years);
+    if (incomplete) fail(incomplete);
   }
 
   const rows = placeAxis(f.readAll(latVar), 'lat', ctx.grid);

@@ -5,14 +5,15 @@ import { BOOLEAN, DOUBLE, INTEGER, LIST, listValue } from '@duckdb/node-api';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';
-import { SCENARIOS, SYNTHETIC_NOTE } from '../../reference/fixtures.js';
+import { DATASETS, SYNTHETIC_NOTE } from '../../reference/fixtures.js';
 import { cellAt, cellCentre, GRIDS } from '../../reference/grids.js';
 import { proximityOf } from '../catalog.js';
 import { Coastline } from '../geometry.js';
 import { readLand } from '../sources.js';
 import { extractFile, type ExtractContext } from './extract.js';
+import { selectFiles, type SkippedFile } from './fileSelection.js';
 import { IngestError } from './ingestError.js';
-import { Staging, type SourceKey } from './staging.js';
+import { Staging, type InvertedDays, type SourceKey } from './staging.js';
 import { cellPath } from '../../climate/files.js';
 import { historicRanges, loadSummaryMacros, writeSummaries, type CellRef } from '../summaries.js';
 import { forEachOnConnections } from '../../db/workers.js';
@@ -44,6 +45,10 @@ export interface IngestSummary {
   newCells: number;
   seconds: number;
   extractSeconds: number;
+  /** Files left out: older versions of a file also given, aggregates, other variables. */
+  skipped: SkippedFile[];
+  /** Where ingested tasmin is above ingested tasmax, per tasmin file (reported, not dropped). */
+  inverted: InvertedDays[];
 }
 
 /** `lat,lon;lat,lon` -> points, or an error naming the bad one. */
@@ -83,6 +88,8 @@ export function listSourceFiles(sources: string[]): string[] {
 export const INGESTED_NOTE =
   ' Note: this installation serves model output read from the dataset\'s NetCDF files (`make ingest`) for the cells ' +
   'and years ingested; other cells with data hold the synthetic values of `make data` (README.md, "Ingesting NetCDF").';
+
+const sharedWithCmip5 = (scenario: string) => DATASETS.some((d) => d.generation === 'CMIP5' && scenario in d.years);
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0).toLocaleString('en-US');
@@ -132,8 +139,14 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
   const dataDir = path.resolve(opts.dataDir);
   readManifest(dataDir);
   const grid = GRIDS[opts.dataset];
-  if (!grid) throw new IngestError(`DATASET must be one of ${Object.keys(GRIDS).join(', ')}; got '${opts.dataset}'`);
-  const files = listSourceFiles(opts.sources);
+  const fixture = DATASETS.find((d) => d.name === opts.dataset);
+  if (!grid || !fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
+  const listed = listSourceFiles(opts.sources);
+  const { files, skipped } = selectFiles(listed);
+  for (const s of skipped) log(`${stamp()} skipped ${s.file}: ${s.reason}`);
+  if (files.length === 0) {
+    throw new IngestError(`none of the ${listed.length} NetCDF files in ${opts.sources.join(', ')} holds daily values to read (each was skipped, as listed above)`);
+  }
 
   const staging = await Staging.open(dataDir, opts.dataset);
   let removed = false;
@@ -157,12 +170,15 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       dataset: opts.dataset,
       grid,
       models: datasetRow[0]!.models,
-      scenarioYears: new Map(SCENARIOS.map((s) => [s.name, [s.startYear, s.endYear]])),
+      // The dataset's own years: CMIP6's historical runs to 2014, CMIP5's to 2005.
+      scenarioYears: new Map(Object.entries(fixture.years)),
+      generation: fixture.generation,
+      runs: fixture.runs,
       cells,
     };
     const stale = removeStaleTempFiles(dataDir, opts.dataset);
     if (stale > 0) log(`${stamp()} removed ${stale} temporary partition files left by a killed ingest`);
-    log(`${stamp()} ingest ${opts.dataset} into ${dataDir}: ${files.length} files, ${cityCells.length} city cells + ${pointCells.length} points`);
+    log(`${stamp()} ingest ${opts.dataset} into ${dataDir}: ${files.length} files${skipped.length > 0 ? ` (${skipped.length} skipped)` : ''}, ${cityCells.length} city cells + ${pointCells.length} points`);
 
     // 1. Extract: one file at a time, staged as soon as it is read.
     let bytes = 0;
@@ -221,10 +237,11 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     // The summaries the service reads beside the days (src/ingest/summaries.ts): for every rebuilt
     // partition, and for every scenario of a cell whose historical days changed (their heat-wave
     // summaries use its climatology); historical first.
+    const inverted = await staging.invertedDays();
     const ranges = await historicRanges(conn, dataDir);
     const refresh = new Set<string>();
     for (const p of partitions) {
-      const scenarios = p.scenario === 'historical' ? SCENARIOS.map((x) => x.name) : [p.scenario];
+      const scenarios = p.scenario === 'historical' ? Object.keys(fixture.years) : [p.scenario];
       for (const s of scenarios) refresh.add(`${s}\t${p.cellId}`);
     }
     const order = (key: string) => (key.startsWith('historical\t') ? 0 : 1);
@@ -295,12 +312,20 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
 
     const manifest = readManifest(dataDir) as Record<string, unknown> & { build_id: string };
     const years = { ...((manifest.years as Record<string, [number, number]>) ?? {}) };
-    for (const [scenario, [y0, y1]] of await staging.yearRanges()) {
-      const had = years[scenario];
-      years[scenario] = had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1];
-    }
     const datasets = { ...((manifest.datasets as Record<string, { cells_with_data: number }>) ?? {}) };
+    const allDatasetYears = { ...((manifest.dataset_years as Record<string, Record<string, [number, number]>>) ?? {}) };
+    const datasetYears = { ...(allDatasetYears[opts.dataset] ?? {}) };
+    const widen = (had: [number, number] | undefined, y0: number, y1: number): [number, number] => (had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1]);
+    for (const [scenario, [y0, y1]] of await staging.yearRanges()) {
+      datasetYears[scenario] = widen(datasetYears[scenario], y0, y1);
+      // The build-wide years per scenario are shared by every dataset and describe the CMIP5
+      // datasets' historical: a CMIP6 ingest widens them only for its own scenarios (ssp*), so that
+      // CMIP6's historical 2006-2014 does not make CMIP5's historical look longer. The dataset's own
+      // years are in dataset_years[name].
+      if (fixture.generation === 'CMIP5' || !sharedWithCmip5(scenario)) years[scenario] = widen(years[scenario], y0, y1);
+    }
     datasets[opts.dataset] = { ...datasets[opts.dataset]!, cells_with_data: cellsWithData };
+    allDatasetYears[opts.dataset] = datasetYears;
     const sources = await staging.sources();
     const ingested = { ...((manifest.ingested as Record<string, { files: number; updated: string }>) ?? {}) };
     ingested[opts.dataset] = { files: (ingested[opts.dataset]?.files ?? 0) + sources.length, updated: new Date().toISOString() };
@@ -310,6 +335,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       build_id: createHash('sha256').update(JSON.stringify([manifest.build_id, opts.dataset, sources])).digest('hex').slice(0, 16),
       years,
       datasets,
+      dataset_years: allDatasetYears,
       ingested,
     };
     await replaceFile(path.join(dataDir, 'manifest.json'), (tmp) => fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n'));
@@ -326,7 +352,17 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       newCells: added.length,
       seconds: elapsed(),
       extractSeconds,
+      skipped,
+      inverted,
     };
+    if (skipped.length > 0) log(`${stamp()} skipped ${skipped.length} files (listed at the start): older versions of files also given, aggregates, other variables`);
+    for (const x of inverted) {
+      log(
+        `${stamp()} warning: tasmin > tasmax on ${x.cell_days} cell-days (${x.dates} dates from ${x.first_date}, up to ${x.max_excess.toFixed(2)} K) ` +
+          `of ${x.model} ${x.scenario}: ${path.basename(x.tasmin_file)} against ${path.basename(x.tasmax_file)}; served as published`,
+      );
+    }
+    if (inverted.length === 0) log(`${stamp()} tasmin <= tasmax on every day where both were ingested`);
     log(
       `${stamp()} done: ${files.length} files (${mb(bytes)} MB read), ${values.toLocaleString('en-US')} values ` +
         `(${rate(values, extractSeconds)} values/s, ${mb(bytes / Math.max(extractSeconds, 1e-3))} MB/s reading), ${written} partitions, ` +

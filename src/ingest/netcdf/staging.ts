@@ -15,6 +15,20 @@ export interface SourceKey {
   cellsKey: string;
 }
 
+/** Ingested days with tasmin above tasmax, for one tasmin file (sql/ingest/inverted_days.sql). */
+export interface InvertedDays {
+  model: string;
+  scenario: string;
+  tasmin_file: string;
+  tasmax_file: string;
+  /** (cell, date) pairs. */
+  cell_days: number;
+  dates: number;
+  first_date: string;
+  /** Largest tasmin - tasmax, K. */
+  max_excess: number;
+}
+
 export interface Partition {
   scenario: string;
   cellId: number;
@@ -143,6 +157,11 @@ export class Staging {
       'SELECT DISTINCT scenario, cell_id FROM work.pending ORDER BY scenario, cell_id',
     );
     return rows.map((r) => ({ scenario: r.scenario, cellId: r.cell_id }));
+  }
+
+  /** Staged days where tasmin > tasmax; after partitions() (which sorts the staged values). */
+  async invertedDays(): Promise<InvertedDays[]> {
+    return readRows<InvertedDays>(this.conn, sqlFile('ingest/inverted_days.sql'));
   }
 
   /** Per scenario, the first and last staged year. */
