@@ -19,12 +19,22 @@ import { testApp, type TestApp } from './helpers.js';
  * so this file builds its own: one city, 30 historical years (1971-2000, the range starting 1971).
  */
 
-const MODELS: Record<string, string[]> = { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4', 'MIROC5'] };
+const MODELS: Record<string, string[]> = {
+  'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'],
+  LOCA: ['ACCESS1-0', 'CCSM4', 'MIROC5'],
+  // CMIP6: a gregorian, a 365-day and a 360-day model; LOCA2 with ssp245 for both.
+  'NEX-GDDP-CMIP6': ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'],
+  LOCA2: ['ACCESS-CM2', 'TaiESM1'],
+};
+/** The scenario each dataset's cases ask for. */
+const SCENARIO: Record<string, string> = { 'NEX-GDDP': 'RCP85', LOCA: 'RCP85', 'NEX-GDDP-CMIP6': 'ssp585', LOCA2: 'ssp245' };
 const BUILD = {
   climateCities: 1,
+  cmip6Cities: 1,
   seed: 11,
   models: MODELS,
-  years: { historical: [1971, 2000], RCP45: [2040, 2041], RCP85: [2040, 2052] } as Record<string, [number, number]>,
+  // Historical to 2010 holds CMIP6's 1981-2010 range; the CMIP5 datasets' stops at 2005.
+  years: { historical: [1971, 2010], RCP45: [2040, 2041], RCP85: [2040, 2052], ssp126: [2040, 2041], ssp245: [2040, 2052], ssp370: [2040, 2041], ssp585: [2040, 2052] } as Record<string, [number, number]>,
 };
 const AGGS = ['min', 'max', 'avg', 'median', '90th', 'stddev'];
 
@@ -43,20 +53,21 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** The indicator's own parameters, so that every indicator can be asked for. */
-function ownParams(name: string): string {
+function ownParams(name: string, dataset: string): string {
   const meta = INDICATORS.find((i) => i.name === name)!;
   const has = (p: string) => meta.parameters.some((x) => x.name === p);
   const q: string[] = [];
   if (has('threshold')) q.push(meta.variables[0] === 'pr' ? 'threshold=1&threshold_units=mm/day&threshold_comparator=gt' : 'threshold=70&threshold_units=F&threshold_comparator=gte');
   if (has('percentile')) q.push('percentile=90');
-  if (has('historic_range')) q.push('historic_range=1971');
+  // Each dataset's latest range: 1981-2010 exists for CMIP6 only.
+  if (has('historic_range')) q.push(`historic_range=${dataset === 'NEX-GDDP-CMIP6' || dataset === 'LOCA2' ? 1981 : 1971}`);
   return q.join('&');
 }
 
 type Data = Record<string, Record<string, number | null>>;
 
 async function ask(dataset: string, scenario: string, name: string, qs: string): Promise<{ data: Data; body: Record<string, unknown> }> {
-  const res = await get(`/api/climate-data/${city}/${scenario}/indicator/${name}/?dataset=${dataset}&${ownParams(name)}&${qs}`);
+  const res = await get(`/api/climate-data/${city}/${scenario}/indicator/${name}/?dataset=${dataset}&${ownParams(name, dataset)}&${qs}`);
   expect(res.status, `${name} ${qs}: ${JSON.stringify(res.body)}`).toBe(200);
   return { data: res.body.data, body: res.body };
 }
@@ -209,12 +220,16 @@ const ALL_AGGS = [...BASE_AGGS, ...WINDOW_AGGS];
 function cases(): Case[] {
   const out: Case[] = [];
   const add = (dataset: string, name: string, [agg, extra]: [string, string], i: number) => {
-    // Both forms of relative_to in turn: a historic range's start year, and a span of its own.
-    const relativeTo = i % 2 === 0 ? { param: '1971', span: [1971, 2000] as [number, number] } : { param: '1981:1992', span: [1981, 1992] as [number, number] };
+    // Both forms of relative_to in turn: a historic range's start year (CMIP6's own 1981-2010 on
+    // its datasets), and a span of its own.
+    const cmip6 = dataset === 'NEX-GDDP-CMIP6' || dataset === 'LOCA2';
+    const range = cmip6 ? { param: '1981', span: [1981, 2010] as [number, number] } : { param: '1971', span: [1971, 2000] as [number, number] };
+    const relativeTo = i % 2 === 0 ? range : { param: '1981:1992', span: [1981, 1992] as [number, number] };
     const years = WINDOW_AGGS.some(([a]) => a === agg) ? 'years=2040:2052' : 'years=2040:2041';
-    out.push({ dataset, scenario: 'RCP85', name, agg, extra, years, relativeTo });
+    out.push({ dataset, scenario: SCENARIO[dataset]!, name, agg, extra, years, relativeTo });
   };
-  for (const dataset of ['NEX-GDDP', 'LOCA']) for (const name of FAMILY_REPRESENTATIVES) ALL_AGGS.forEach((a, i) => add(dataset, name, a, i));
+  for (const dataset of ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6']) for (const name of FAMILY_REPRESENTATIVES) ALL_AGGS.forEach((a, i) => add(dataset, name, a, i));
+  for (const name of ['frost_days', 'heat_wave_incidents', 'extreme_heat_events']) ALL_AGGS.forEach((a, i) => add('LOCA2', name, a, i));
   INDICATORS.filter((m) => !FAMILY_REPRESENTATIVES.includes(m.name)).forEach((m, i) => {
     add('NEX-GDDP', m.name, ALL_AGGS[i % ALL_AGGS.length]!, i);
     add('NEX-GDDP', m.name, ALL_AGGS[(i + 3) % ALL_AGGS.length]!, i + 1);
@@ -222,7 +237,7 @@ function cases(): Case[] {
   return out;
 }
 
-describe('change against a baseline, every indicator and time aggregation, both datasets', () => {
+describe('change against a baseline, every indicator and time aggregation, the CMIP5 and CMIP6 datasets', () => {
   it.each(cases().map((c) => [`${c.dataset} ${c.name} ${c.agg} relative_to=${c.relativeTo!.param}`, c] as const))('%s', async (_, c) => {
     const common = `time_aggregation=${c.agg}&${c.extra}&${c.years}&agg=${AGGS.join(',')}`;
     for (const kind of ['absolute', 'percent']) {
@@ -368,9 +383,11 @@ describe('relative_to and windows in a DuckDB CLI session', () => {
 describe('relative_to, change and windows: 400s', () => {
   const bad: [string, RegExp][] = [
     ['relative_to=1972', /^relative_to must be the start year of a historic range \(1951, 1961, 1971\) or a span YYYY:YYYY of at least 10 historical years; got '1972', which starts no historic range/],
-    ['relative_to=1951', /^relative_to .*1951-1980 is not within the historical years of this data, 1971-2000/],
-    ['relative_to=1965:1980', /1965-1980 is not within the historical years of this data, 1971-2000/],
-    ['relative_to=1995:2005', /1995-2005 is not within the historical years/],
+    // This file's build: historical 1971-2005 for CMIP5 (1971-2010 for CMIP6).
+    ['relative_to=1951', /^relative_to .*1951-1980 is not within the historical years of this data, 1971-2005/],
+    ['relative_to=1965:1980', /1965-1980 is not within the historical years of this data, 1971-2005/],
+    ['relative_to=1997:2006', /1997-2006 is not within the historical years/],
+    ['relative_to=1981', /^relative_to .*1981-2010 is a range of NEX-GDDP-CMIP6, LOCA2 only: NEX-GDDP's historical run ends in 2005/],
     ['relative_to=1990:1980', /^relative_to .*in '1990:1980' the start year is after the end year/],
     ['relative_to=1981:1989', /^relative_to .*1981-1989 has 9/],
     ['relative_to=abc', /^relative_to must be .*; got 'abc'/],
