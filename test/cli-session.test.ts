@@ -55,6 +55,38 @@ describe('the templates in a DuckDB CLI session', () => {
   });
 });
 
+/**
+ * The same session on NEX-GDDP-CMIP6 (the same 0.25 degree cell id as NEX-GDDP): ssp585, the
+ * suite build's three CMIP6 models (a 360-day one among them) and the 1981-2010 range.
+ */
+describe('the templates in a DuckDB CLI session, on NEX-GDDP-CMIP6', () => {
+  const MODELS = "['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL']";
+  it.each(INDICATORS.map((i) => [i.name, i.defaultUnits]))('%s gives the same answer as the API', async (name, units) => {
+    const script = CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`)
+      .replaceAll('/NEX-GDDP/RCP85/', '/NEX-GDDP-CMIP6/ssp585/')
+      .replaceAll('/NEX-GDDP/historical/', '/NEX-GDDP-CMIP6/historical/')
+      .replace(/^SET VARIABLE models = .*$/m, `SET VARIABLE models = ${MODELS};`)
+      .replace(/^SET VARIABLE historic_start = .*$/m, 'SET VARIABLE historic_start = 1981;')
+      .replace(/^SET VARIABLE historic_end = .*$/m, 'SET VARIABLE historic_end = 2010;')
+      .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
+      .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
+    expect(script).toContain('/NEX-GDDP-CMIP6/ssp585/');
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const rows = await runCliScript(conn, script);
+    conn.closeSync();
+    db.closeSync();
+    const cli = cliData(rows);
+    const qs = apiParams(name, units).replace('historic_range=1971', 'historic_range=1981');
+    const res = await request(t.app)
+      .get(`/api/climate-data/5128581/ssp585/indicator/${name}/?dataset=NEX-GDDP-CMIP6&models=ACCESS-CM2,CanESM5,UKESM1-0-LL&${qs}`)
+      .set('Authorization', `Token ${t.token}`)
+      .expect(200);
+    expect(Object.keys(cli).length).toBeGreaterThan(0);
+    expect(cli, JSON.stringify([cli, res.body.data])).toEqual(res.body.data);
+  });
+});
+
 describe('month_cutting_days', () => {
   it('has the columns and types of indicator_days whether it reads the days or not', async () => {
     const db = await DuckDBInstance.create(':memory:');
