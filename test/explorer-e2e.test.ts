@@ -90,8 +90,8 @@ async function apiData(scenario: string, query: Record<string, string>, token = 
 }
 
 /** The rows the data table must show for these answers: period, then 10th, median, 90th per scenario (2 decimals). */
-async function expectedRows(query: Record<string, string>, perScenario: Record<string, Record<string, string>> = {}, token = t.token, place = { origin: base, city: NEW_YORK }): Promise<string[][]> {
-  const answers = await Promise.all(SCENARIOS.map((s) => apiData(s, { ...query, ...perScenario[s] }, token, place)));
+async function expectedRows(query: Record<string, string>, perScenario: Record<string, Record<string, string>> = {}, token = t.token, place = { origin: base, city: NEW_YORK }, scenarios = SCENARIOS): Promise<string[][]> {
+  const answers = await Promise.all(scenarios.map((s) => apiData(s, { ...query, ...perScenario[s] }, token, place)));
   const periods = [...new Set(answers.flatMap((a) => Object.keys(a)))].sort();
   const show = (v: number | undefined) => (v === undefined || v === null ? '' : String(Math.round(v * 100) / 100));
   return periods.map((p) => [p, ...answers.flatMap((a) => ['10th', 'median', '90th'].map((stat) => show(a[p]?.[stat])))]);
@@ -177,6 +177,38 @@ describe('GET /explore/ in headless Chromium', () => {
     expect(png.suggestedFilename()).toMatch(/\.png$/);
     expect(fs.readFileSync((await png.path())!).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it("offers the CMIP6 datasets with their own scenarios and baselines, the table the API's numbers", async () => {
+    const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days&dataset=NEX-GDDP-CMIP6`);
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    const nex6 = ['historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585'];
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP-CMIP6', time_aggregation: 'yearly' }, {}, t.token, undefined, nex6));
+    expect((await tableHeaders(page))[0]).toEqual(['Period', 'Historical', 'SSP1-2.6', 'SSP2-4.5', 'SSP3-7.0', 'SSP5-8.5']);
+    expect(await chart(page).locator('#chart-title').textContent()).toBe('Frost Days (days), New York City, NY, NEX-GDDP-CMIP6');
+    expect(await chart(page).locator('.u-legend').textContent()).toContain('SSP5-8.5 median');
+    // The baseline offered is the dataset's: 1981-2010 on CMIP6 (its historical run reaches 2014).
+    const baselines = () => page.getByLabel('Baseline').locator('option').allTextContents();
+    expect(await baselines()).toEqual(['1951-1980', '1961-1990', '1971-2000', '1981-2010']);
+
+    // LOCA2 has no SSP1-2.6: four scenarios, and a CSV button for each.
+    await page.getByLabel('Dataset').selectOption('LOCA2');
+    const loca2 = ['historical', 'ssp245', 'ssp370', 'ssp585'];
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'LOCA2', time_aggregation: 'yearly' }, {}, t.token, undefined, loca2));
+    expect((await tableHeaders(page))[0]).toEqual(['Period', 'Historical', 'SSP2-4.5', 'SSP3-7.0', 'SSP5-8.5']);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'SSP2-4.5 CSV' }).click()]);
+    const q = new URLSearchParams({ agg: '10th,median,90th', dataset: 'LOCA2', time_aggregation: 'yearly', format: 'csv' });
+    const api = await fetch(`${base}/api/climate-data/${NEW_YORK}/ssp245/indicator/frost_days/?${q}`, { headers: { Authorization: `Token ${t.token}` } });
+    expect(fs.readFileSync((await csv.path())!)).toEqual(Buffer.from(await api.arrayBuffer()));
+
+    // Back on a CMIP5 dataset: its three scenarios and three baselines.
+    await page.getByLabel('Dataset').selectOption('NEX-GDDP');
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }));
+    expect(await baselines()).toEqual(['1951-1980', '1961-1990', '1971-2000']);
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
