@@ -28,6 +28,18 @@ const apiParams = (name: string, units: string) => {
   return q.join('&');
 };
 
+/** A CLI script's answer in a fresh in-memory DuckDB, as the API's `data`. */
+async function cliAnswer(script: string): Promise<Record<string, Record<string, number>>> {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    return cliData(await runCliScript(conn, script));
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
 /** sql/indicators/cli-session.sql with every template gives the API's answer. */
 describe('the templates in a DuckDB CLI session', () => {
   const templates = fs.readdirSync(path.join(ROOT, 'sql', 'indicators')).filter((f) => !['macros.sql', 'cli-session.sql'].includes(f));
@@ -40,12 +52,7 @@ describe('the templates in a DuckDB CLI session', () => {
     const script = CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`)
       .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
       .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
-    const db = await DuckDBInstance.create(':memory:');
-    const conn = await db.connect();
-    const rows = await runCliScript(conn, script);
-    conn.closeSync();
-    db.closeSync();
-    const cli = cliData(rows);
+    const cli = await cliAnswer(script);
     const res = await request(t.app)
       .get(`/api/climate-data/5128581/RCP85/indicator/${name}/?${apiParams(name, units)}`)
       .set('Authorization', `Token ${t.token}`)
@@ -71,12 +78,7 @@ describe('the templates in a DuckDB CLI session, on NEX-GDDP-CMIP6', () => {
       .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
       .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
     expect(script).toContain('/NEX-GDDP-CMIP6/ssp585/');
-    const db = await DuckDBInstance.create(':memory:');
-    const conn = await db.connect();
-    const rows = await runCliScript(conn, script);
-    conn.closeSync();
-    db.closeSync();
-    const cli = cliData(rows);
+    const cli = await cliAnswer(script);
     const qs = apiParams(name, units).replace('historic_range=1971', 'historic_range=1981');
     const res = await request(t.app)
       .get(`/api/climate-data/5128581/ssp585/indicator/${name}/?dataset=NEX-GDDP-CMIP6&models=ACCESS-CM2,CanESM5,UKESM1-0-LL&${qs}`)
