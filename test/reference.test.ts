@@ -40,7 +40,8 @@ describe('GET /api/city/', () => {
     expect(f.geometry.coordinates).toEqual([-74.00597, 40.71427]);
     expect(f.properties).toMatchObject({ name: 'New York City', admin: 'NY', population: 8175133 });
     expect(f.properties.proximity).toEqual({ ocean: true, coastal: true });
-    expect(f.properties.datasets).toEqual(['NEX-GDDP', 'LOCA']);
+    // The suite's build gives New York City data in the CMIP6 datasets too (test/global-setup.ts).
+    expect([...f.properties.datasets].sort()).toEqual(['LOCA', 'LOCA2', 'NEX-GDDP', 'NEX-GDDP-CMIP6']);
     expect(typeof f.properties.region).toBe('number');
   });
 
@@ -203,14 +204,15 @@ describe('GET /api/city/{pk}/ and sub-resources', () => {
 
   it('lists the map cells with data, one per dataset', async () => {
     const res = await get(`/api/city/${NYC}/map-cell/`).expect(200);
-    expect(res.body.map((f: { properties: { dataset: string } }) => f.properties.dataset)).toEqual(['NEX-GDDP', 'LOCA']);
+    // New York City has data in the CMIP6 datasets too in the suite's build (test/global-setup.ts).
+    expect(res.body.map((f: { properties: { dataset: string } }) => f.properties.dataset).sort()).toEqual(['LOCA', 'LOCA2', 'NEX-GDDP', 'NEX-GDDP-CMIP6']);
     const nyc = t.catalog.cityById.get(NYC)!;
     for (const f of res.body) {
       const grid = GRIDS[f.properties.dataset]!;
       const centre = cellCentre(grid, cellAt(grid, nyc.lat, nyc.lon)!);
       expect(f.geometry).toEqual({ type: 'Point', coordinates: [centre.lon, centre.lat] });
     }
-    const nex = res.body[0].geometry.coordinates;
+    const nex = res.body.find((f: { properties: { dataset: string } }) => f.properties.dataset === 'NEX-GDDP').geometry.coordinates;
     expect(Math.abs(nex[0] / 0.125) % 2).toBeCloseTo(1, 9);
     expect(Math.abs(nex[1] / 0.125) % 2).toBeCloseTo(1, 9);
   });
@@ -229,16 +231,18 @@ describe('GET /api/map-cell/{lat}/{lon}/', () => {
   it('returns the cells containing the point with distance and proximity', async () => {
     const nyc = t.catalog.cityById.get(NYC)!;
     const res = await get(`/api/map-cell/${nyc.lat}/${nyc.lon}/`).expect(200);
-    expect(res.body).toHaveLength(2);
-    // LOCA's finer cell centre is nearer the point than NEX-GDDP's.
-    expect(res.body[0].properties.datasets).toEqual(['LOCA']);
-    expect(res.body[1].properties.datasets).toEqual(['NEX-GDDP']);
+    // With the CMIP6 data of the suite's build: LOCA2 on LOCA's cell centres, NEX-GDDP-CMIP6 on NEX-GDDP's.
+    expect(res.body).toHaveLength(4);
+    // LOCA's (and LOCA2's) finer cell centre is nearer the point than NEX-GDDP's.
+    const datasetsOf = (fs: { properties: { datasets: string[] } }[]) => fs.flatMap((f) => f.properties.datasets).sort();
+    expect(datasetsOf(res.body.slice(0, 2))).toEqual(['LOCA', 'LOCA2']);
+    expect(datasetsOf(res.body.slice(2))).toEqual(['NEX-GDDP', 'NEX-GDDP-CMIP6']);
     for (const f of res.body) {
       expect(Number.isInteger(f.properties.distance_meters)).toBe(true);
       expect(f.properties.proximity).toHaveProperty('ocean');
     }
-    expect(res.body[0].properties.distance_meters).toBeLessThanOrEqual(res.body[1].properties.distance_meters);
-    expect(res.body[1].properties.distance_meters).toBeLessThan(20_000);
+    expect(res.body[1].properties.distance_meters).toBeLessThanOrEqual(res.body[2].properties.distance_meters);
+    expect(res.body[3].properties.distance_meters).toBeLessThan(20_000);
   });
 
   it('adds cells within distance, ordered by distance', async () => {
