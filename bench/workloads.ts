@@ -117,9 +117,9 @@ function areaPaths(catalog: Catalog): string[] {
 /**
  * frost_days yearly on NEX-GDDP-CMIP6 ssp585 with every model (32) and every year of the SSP
  * (2015-2100, 86): the CMIP6 counterpart of the first workload, at 1.4 times its model-years. Paths
- * stay distinct with the years written as two ranges split at each year (2015:2040,2041:2100: the
- * same 86 years), for one city per NEX-GDDP-CMIP6 cell with data (the default build's 10 CMIP6
- * cities and New York City's boundary).
+ * stay distinct with the years written as two or three ranges (2015:2040,2041:2100: the same 86
+ * years), for one city per NEX-GDDP-CMIP6 cell with data (the default build's 10 CMIP6 cities and
+ * New York City's boundary).
  */
 function cmip6Paths(catalog: Catalog): string[] {
   const seen = new Map<number, number>();
@@ -127,7 +127,12 @@ function cmip6Paths(catalog: Catalog): string[] {
     const cell = cells.get('NEX-GDDP-CMIP6');
     if (cell !== undefined && !seen.has(cell)) seen.set(cell, cityId);
   }
-  const years = ['2015:2100', ...Array.from({ length: 85 }, (_, i) => `2015:${2015 + i},${2016 + i}:2100`)];
+  // 2015-2100 whole, split once (85 ways) or twice (3,570 ways): the same 86 years every time.
+  const years = ['2015:2100'];
+  for (let a = 2015; a < 2100; a++) {
+    years.push(`2015:${a},${a + 1}:2100`);
+    for (let b = a + 1; b < 2100; b++) years.push(`2015:${a},${a + 1}:${b},${b + 1}:2100`);
+  }
   return shuffled(
     [...seen.values()].flatMap((id) => years.map((y) => `/api/climate-data/${id}/ssp585/indicator/frost_days/?dataset=NEX-GDDP-CMIP6&years=${y}`)),
     13,

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { listValue, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';
-import { buildDataset, type Manifest } from '../src/ingest/build.js';
+import { buildDataset, rowsFor, type Manifest } from '../src/ingest/build.js';
 import { Coastline, containsPoint } from '../src/ingest/geometry.js';
 import { readLand } from '../src/ingest/sources.js';
 import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
@@ -301,6 +301,29 @@ describe('data build: reference catalog', () => {
       { start_year: 1971, end_year: 2000, datasets: ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'] },
       { start_year: 1981, end_year: 2010, datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] },
     ]);
+  });
+});
+
+describe('data build: CMIP6 area cells and sizes', () => {
+  it("gives the suite's build New York City's boundary cells in NEX-GDDP-CMIP6 too (cmip6AreaCities), on NEX-GDDP's cells", async () => {
+    const shared = inject('dataDir');
+    const withData = async (dataset: string) =>
+      (await q<{ cell_id: number }>(`SELECT cell_id FROM read_parquet($file) WHERE has_data AND dataset = $dataset ORDER BY 1`, { file: path.join(shared, 'catalog', 'map_cell.parquet'), dataset })).map((r) => r.cell_id);
+    const nex6 = await withData('NEX-GDDP-CMIP6');
+    const nex = await withData('NEX-GDDP');
+    // New York City's boundary covers 10 cells (its own among them); NEX-GDDP also has the other 2 cities' cells.
+    expect(nex6).toHaveLength(10);
+    expect(nex.filter((c) => nex6.includes(c))).toEqual(nex6);
+    expect(nex).toHaveLength(12);
+    for (const c of nex6) expect(fs.existsSync(path.join(shared, 'climate', 'NEX-GDDP-CMIP6', 'ssp585', `${c}.parquet`)), String(c)).toBe(true);
+  });
+
+  it('counts the rows of each calendar for the disk-space check: 360 a year on 360_day, 365 on noleap', () => {
+    const nex6 = DATASETS.find((d) => d.name === 'NEX-GDDP-CMIP6')!;
+    expect(rowsFor(nex6, ['UKESM1-0-LL'], [2000, 2001])).toBe(720);
+    expect(rowsFor(nex6, ['CanESM5'], [2000, 2001])).toBe(730);
+    expect(rowsFor(nex6, ['ACCESS-CM2'], [2000, 2001])).toBe(731);
+    expect(rowsFor(nex6, ['UKESM1-0-LL', 'CanESM5', 'ACCESS-CM2'], [2000, 2001])).toBe(2181);
   });
 });
 

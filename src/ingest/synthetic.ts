@@ -85,8 +85,8 @@ export function daysWithout360(days: 365 | 366): number[] {
 const SKIP_365 = daysWithout360(365);
 const SKIP_366 = daysWithout360(366);
 
-/** Each model's calendar in a dataset (its run's). */
-function calendarsOf(dataset: string, models: string[]) {
+/** Each model's run in the dataset (member, grid, calendar, scenarios). */
+function modelRuns(dataset: string, models: string[]) {
   const d = DATASETS.find((x) => x.name === dataset);
   if (!d) throw new Error(`Unknown dataset ${dataset}`);
   return models.map((model) => {
@@ -99,7 +99,7 @@ function calendarsOf(dataset: string, models: string[]) {
 /** The generator's parameters for one (cell, scenario): see sql/build/synthetic_climate.sql. */
 export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
   const c = job.climate;
-  const runs = calendarsOf(job.dataset, job.models);
+  const runs = modelRuns(job.dataset, job.models);
   return {
     seed: job.seed,
     cell: job.cellId,
