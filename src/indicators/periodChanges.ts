@@ -5,13 +5,14 @@ import type { Span, TimeAggregation } from './params.js';
  * Multi-year windows, the change against a baseline and the periods' keys, from each model's
  * values per period: TypeScript twin of in_windows, period_changes and period_label in
  * sql/indicators/macros.sql, operation for operation, so that the service and a DuckDB CLI session
- * give the same answers (test/cli-session.test.ts compares them). The rows are period_models's,
- * in any order: each model's value per period id (the baseline's negated).
+ * give the same answers (test/cli-session.test.ts compares them). The rows are period_models's:
+ * per model (models[m]), its period ids (ids[m], the baseline's negated) and its values there
+ * (vals[m]), in any order.
  */
 export interface ModelRows {
-  ids: number[];
   models: string[];
-  vals: (number | null)[];
+  ids: number[][];
+  vals: (number | null)[][];
 }
 
 /** mean_of: the mean of the values in ascending order, NULLs left out; null when none is left. */
@@ -63,11 +64,16 @@ interface Period {
 /** The requested periods (positive ids) in id order, each model's value as it is. */
 function requestedPeriods(rows: ModelRows, timeAggregation: TimeAggregation): Period[] {
   const byId = new Map<number, Map<string, number | null>>();
-  rows.ids.forEach((id, i) => {
-    if (id <= 0) return;
-    let models = byId.get(id);
-    if (!models) byId.set(id, (models = new Map()));
-    models.set(rows.models[i]!, rows.vals[i]!);
+  rows.models.forEach((model, m) => {
+    const ids = rows.ids[m]!;
+    const vals = rows.vals[m]!;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (id <= 0) continue;
+      let models = byId.get(id);
+      if (!models) byId.set(id, (models = new Map()));
+      models.set(model, vals[i]!);
+    }
   });
   return [...byId.keys()].sort((a, b) => a - b).map((id) => ({ id, period: periodLabel(timeAggregation, id), byModel: byId.get(id)! }));
 }
@@ -76,8 +82,9 @@ function requestedPeriods(rows: ModelRows, timeAggregation: TimeAggregation): Pe
 function inWindows(rows: ModelRows, windows: Span[]): Period[] {
   return windows.flatMap((w, i) => {
     const byModel = new Map<string, (number | null)[]>();
-    rows.ids.forEach((id, r) => {
-      if (id >= w.s && id <= w.e) push(byModel, rows.models[r]!, rows.vals[r]!);
+    rows.models.forEach((model, m) => {
+      const ids = rows.ids[m]!;
+      for (let r = 0; r < ids.length; r++) if (ids[r]! >= w.s && ids[r]! <= w.e) push(byModel, model, rows.vals[m]![r]!);
     });
     return byModel.size === 0 ? [] : [{ id: i + 1, period: `${w.s}-${w.e}`, byModel: new Map([...byModel].map(([m, vs]) => [m, meanOf(vs)])) }];
   });
@@ -95,11 +102,14 @@ export function changedPeriods(rows: ModelRows, timeAggregation: TimeAggregation
   // Each model's base per slot.
   const baseValues = new Map<string, Map<number, (number | null)[]>>();
   if (change !== undefined) {
-    rows.ids.forEach((id, i) => {
-      if (id >= 0) return;
-      let slots = baseValues.get(rows.models[i]!);
-      if (!slots) baseValues.set(rows.models[i]!, (slots = new Map()));
-      push(slots, -id % modulus, rows.vals[i]!);
+    rows.models.forEach((model, m) => {
+      const ids = rows.ids[m]!;
+      for (let i = 0; i < ids.length; i++) {
+        if (ids[i]! >= 0) continue;
+        let slots = baseValues.get(model);
+        if (!slots) baseValues.set(model, (slots = new Map()));
+        push(slots, -ids[i]! % modulus, rows.vals[m]![i]!);
+      }
     });
   }
   const bases = new Map([...baseValues].map(([model, slots]) => [model, new Map([...slots].map(([slot, vs]) => [slot, meanOf(vs)]))]));

@@ -175,7 +175,7 @@ function statsOf(periods: { period: string; values: (number | null)[] }[], aggs:
 
 /**
  * Per period, the requested statistics across models from the rows of the statement lastStep
- * names: period_values's (period, vals) or period_models's (id, model, value).
+ * names: period_values's (period, vals) or period_models's (model, ids, vals).
  */
 export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest, 'aggs' | 'windows' | 'baseline' | 'timeAggregation'>): PeriodStats[] {
   if (lastStep(r) === 'period_values') {
@@ -183,9 +183,8 @@ export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest
     const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
     return statsOf(periods.map((period, i) => ({ period, values: lists[i]! })), r.aggs);
   }
-  const [ids = [], models = [], vals = []] = reader.getColumnsJS() as [number[]?, string[]?, (number | null)[]?];
-  const rows = { ids, models, vals };
-  return statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs);
+  const [models = [], ids = [], vals = []] = reader.getColumnsJS() as [string[]?, number[][]?, (number | null)[][]?];
+  return statsOf(changedPeriods({ models, ids, vals }, r.timeAggregation, r.windows, r.baseline?.change), r.aggs);
 }
 
 /** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
