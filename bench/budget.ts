@@ -103,8 +103,7 @@ async function main() {
     const cell = cellOf(p);
     return {
       name: 'frost_days',
-      file: climateFile(DATA_DIR, 'NEX-GDDP', 'RCP85', cell)!,
-      monthlyFile: summaryFile(DATA_DIR, 'monthly', 'NEX-GDDP', 'RCP85', cell),
+      cells: [{ file: climateFile(DATA_DIR, 'NEX-GDDP', 'RCP85', cell)!, monthlyFile: summaryFile(DATA_DIR, 'monthly', 'NEX-GDDP', 'RCP85', cell) }],
       years: yearsOf(p),
       timeAggregation: 'yearly',
       spans: [],
@@ -129,17 +128,21 @@ async function main() {
     return ms;
   })));
   // The same with relative_to=1971 (issue 14: at most 1.5x the plain request).
-  const baseline = (p: string): IndicatorRequest['baseline'] => {
+  const relativeTo = (p: string): IndicatorRequest => {
     const cell = cellOf(p);
-    return { file: climateFile(DATA_DIR, 'NEX-GDDP', 'historical', cell)!, monthlyFile: summaryFile(DATA_DIR, 'monthly', 'NEX-GDDP', 'historical', cell), years: Array.from({ length: 30 }, (_, i) => 1971 + i), change: 'absolute' };
+    const plain = request(p);
+    return {
+      ...plain,
+      cells: [{ ...plain.cells[0]!, baselineFile: climateFile(DATA_DIR, 'NEX-GDDP', 'historical', cell)!, baselineMonthlyFile: summaryFile(DATA_DIR, 'monthly', 'NEX-GDDP', 'historical', cell) }],
+      baseline: { years: Array.from({ length: 30 }, (_, i) => 1971 + i), change: 'absolute' },
+    };
   };
   const relative = paths('frost_days yearly relative_to=1971');
   add('frost_days relative_to=1971', 'whole request, plain', await timed(ROUNDS, (i) => get(relative[i % relative.length]!)));
   add('frost_days relative_to=1971', 'DuckDB query as the route runs it', await timed(ROUNDS, (i) => {
-    const p = relative[(i + 11) % relative.length]!;
-    return queryIndicator(queries, { ...request(p), baseline: baseline(p) });
+    return queryIndicator(queries, relativeTo(relative[(i + 11) % relative.length]!));
   }));
-  const frostRows = await queryIndicator(queries, sample);
+  const [frostRows = []] = await queryIndicator(queries, sample);
   const frostBody = Buffer.from(dataJson(frostRows));
   add('frost_days', 'JSON text of the rows', await timed(ROUNDS, () => dataJson(frostRows)));
   add('frost_days', `br quality 1 of the answer (${(frostBody.length / 1024).toFixed(1)} KB of data)`, await timed(ROUNDS, () => zlib.brotliCompressSync(frostBody, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } })));

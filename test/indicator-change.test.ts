@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildDataset } from '../src/ingest/build.js';
+import { cellKey } from '../src/reference/catalog.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
@@ -29,7 +30,8 @@ const MODELS: Record<string, string[]> = {
 /** The scenario each dataset's cases ask for. */
 const SCENARIO: Record<string, string> = { 'NEX-GDDP': 'RCP85', LOCA: 'RCP85', 'NEX-GDDP-CMIP6': 'ssp585', LOCA2: 'ssp245' };
 const BUILD = {
-  climateCities: 1,
+  // Three cities: a batch of them is one statement with relative_to (the last describe).
+  climateCities: 3,
   cmip6Cities: 1,
   seed: 11,
   models: MODELS,
@@ -335,6 +337,55 @@ describe('labels and shapes', () => {
       expect(backward.get(a), a).toEqual(forward.get(a));
     }
     expect(forward.get(asks[1]!)).not.toEqual(forward.get(asks[0]!));
+  });
+});
+
+/**
+ * A batch of the build's cities on one pooled connection is one statement (QueryPool.groups): each
+ * cell's change against its own baseline, as its single request answers it, byte for byte.
+ */
+describe('relative_to for many cells in one statement', () => {
+  let one: TestApp;
+  let cities: number[];
+  beforeAll(async () => {
+    one = await testApp({ QUERY_CONCURRENCY: '1', THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, tmp);
+    const cellOf = (id: number) => one.catalog.cityCells.get(id)?.get('NEX-GDDP');
+    const byCell = new Map<number, number>();
+    for (const c of one.catalog.cityById.values()) {
+      const cell = cellOf(c.id);
+      if (cell !== undefined && one.catalog.cells.get(cellKey('NEX-GDDP', cell))?.hasData && !byCell.has(cell)) byCell.set(cell, c.id);
+    }
+    cities = [...byCell.values()];
+  });
+  it.each([
+    'frost_days/?years=2040:2042&relative_to=1971',
+    'heat_wave_incidents/?time_aggregation=monthly&years=2041&relative_to=1971&change=percent',
+    'dry_spells/?time_aggregation=custom&custom_time_agg=5-1:9-30&years=2040:2045&relative_to=1981:1990',
+    'accumulated_freezing_degree_days/?time_aggregation=offset_yearly&years=2040:2045&relative_to=1971',
+    'extreme_heat_events/?time_aggregation=window&windows=2040:2049,2043:2052&relative_to=1971&percentile=90',
+  ])('%s', async (ask) => {
+    expect(cities.length).toBeGreaterThanOrEqual(3);
+    const [path, qs] = ask.split('?');
+    const singles: string[] = [];
+    for (const city of cities) {
+      const res = await request(one.app).get(`/api/climate-data/${city}/RCP85/indicator/${ask}`).set('Authorization', `Token ${one.token}`);
+      expect(res.status, res.text).toBe(200);
+      singles.push(res.text.slice(res.text.indexOf(',"data":') + ',"data":'.length, -1));
+    }
+    expect(new Set(singles).size, 'the cells answer differently').toBe(cities.length);
+    const runs = vi.spyOn(one.queries, 'run');
+    try {
+      const res = await request(one.app)
+        .post(`/api/climate-data/batch/RCP85/indicator/${path}?${qs}`)
+        .set('Authorization', `Token ${one.token}`)
+        .send({ locations: cities.map((city) => ({ city })) })
+        .expect(200);
+      expect(runs).toHaveBeenCalledTimes(1);
+      const entries = res.text.split(',"data":').slice(1);
+      cities.forEach((_, i) => expect(entries[i]!.startsWith(`${singles[i]!}}`), `cell ${i}`).toBe(true));
+    } finally {
+      runs.mockRestore();
+    }
   });
 });
 

@@ -6,7 +6,9 @@
 -- with every template.
 .read sql/indicators/macros.sql
 
--- Where and what: the cell's file for a dataset and scenario, the models and the years.
+-- Where and what: the cell's file for a dataset and scenario, the models and the years. Each file
+-- variable also takes a list of several cells' files (every file variable in the same cell order):
+-- the answer's `cell` column is the position in the lists (0 for one file).
 SET VARIABLE file = 'data/build/climate/NEX-GDDP/RCP85/752103.parquet';
 -- Its monthly summaries (yearly, quarterly and monthly periods of some indicators are read from them).
 SET VARIABLE monthly_file = 'data/build/monthly/NEX-GDDP/RCP85/752103.parquet';

@@ -1,6 +1,12 @@
 -- Shared pieces of the indicator templates. Sums and means use fsum/favg (compensated): the plain
 -- parallel aggregates can differ in the last bits from run to run, and answers must be repeatable. The service loads this file into every connection;
 -- an analyst runs `.read sql/indicators/macros.sql` once per DuckDB CLI session (see README.md).
+--
+-- Cells: the file variables ('file', 'monthly_file', 'historic_file', 'baseline_file',
+-- 'baseline_monthly_file') each name one map cell's file or a list of cells' files, the lists in the
+-- same cell order. Every step groups by `cell`, the position of the cell's file in its list (0 for
+-- a single file; read_parquet's file_index), so one statement answers many cells (a batch, an
+-- area): binding a template is most of a small query's time, and it is bound once for all of them.
 
 -- The 1-based index of the first custom span containing the day (month * 100 + day), or NULL.
 -- spans: a list of {s: MMDD, e: MMDD}; the first-listed span wins where spans overlap.
@@ -29,14 +35,14 @@ CREATE OR REPLACE MACRO period_label(agg, id) AS CASE agg
   WHEN 'custom' THEN printf('%04d-%02d', id // 1000, id % 1000)
 END;
 
--- One cell's days for the chosen models and years, each with its period id. Variables are in
+-- The cells' days for the chosen models and years, each with its cell and period id. Variables are in
 -- storage units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that
 -- sums and means are computed in double precision, like the original's Python floats.
 -- `years` is filtered as a date range, plus a list test only when the list has gaps; `models` is a
 -- list of names, or NULL for all of them.
 CREATE OR REPLACE MACRO cell_days(file, models, years, agg, spans) AS TABLE
-  SELECT model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin,
-         pr::DOUBLE AS pr, period_id(agg, date, spans) AS period
+  SELECT file_index::INTEGER AS cell, model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax,
+         tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr, period_id(agg, date, spans) AS period
   FROM read_parquet(file)
   WHERE date BETWEEN make_date(list_min(years), 1, 1) AND make_date(list_max(years), 12, 31)
     AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, year(date)::INTEGER))
@@ -56,10 +62,10 @@ CREATE OR REPLACE MACRO month_period_id(agg, y, m) AS CASE agg
   WHEN 'quarterly' THEN y * 10 + (m + 2) // 3
 END;
 
--- One cell's monthly summaries for the chosen models and years, each with its period id; no rows
+-- The cells' monthly summaries for the chosen models and years, each with its cell and period id; no rows
 -- unless the time aggregation is made of whole months.
 CREATE OR REPLACE MACRO month_rows(monthly_file, models, years, agg) AS TABLE
-  SELECT *, month_period_id(agg, year, month) AS period
+  SELECT file_index::INTEGER AS cell, *, month_period_id(agg, year, month) AS period
   FROM read_parquet(monthly_file)
   WHERE whole_months(agg)
     AND year BETWEEN list_min(years) AND list_max(years)
@@ -138,29 +144,29 @@ CREATE OR REPLACE MACRO request_months(baseline_years) AS TABLE
 -- The months are those of the request and of its baseline (request_months).
 CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years) AS TABLE
   WITH months AS (
-    SELECT model, period, year * 12 + month AS ym,
+    SELECT cell, model, period, year * 12 + month AS ym,
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
     FROM request_months(baseline_years)
     -- Most months have no hot day (a NULL map): skip them before looking up the range.
     WHERE series <> 'heat' OR heat IS NOT NULL
   )
-  SELECT model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
+  SELECT cell, model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
-    SELECT model, period, list_reduce(list_transform(list_sort(list({'ym': ym, 'r': r})), x -> x.r), (a, b) -> join_runs(a, b)) AS r
+    SELECT cell, model, period, list_reduce(list_transform(list_sort(list({'ym': ym, 'r': r})), x -> x.r), (a, b) -> join_runs(a, b)) AS r
     FROM months WHERE r IS NOT NULL AND agg <> 'monthly'
-    GROUP BY model, period
+    GROUP BY cell, model, period
   )
   -- A month is its own period: its summary is the answer, with nothing to join (and no list to
   -- build per month, which measured 2.5x slower).
   UNION ALL
-  SELECT model, period, r.n, r.longest, r.runs5 FROM months WHERE r IS NOT NULL AND agg = 'monthly';
+  SELECT cell, model, period, r.n, r.longest, r.runs5 FROM months WHERE r IS NOT NULL AND agg = 'monthly';
 
--- The (model, year) pairs that start an offset year: the model has data in both calendar years
--- (as the original), read from the monthly summaries, which have a row for every month with days.
+-- The (cell, model, year) triples that start an offset year: the model has data in both calendar
+-- years (as the original), read from the monthly summaries, which have a row for every month with days.
 CREATE OR REPLACE MACRO offset_years(monthly_file, years) AS TABLE
-  SELECT model, year FROM (
-    SELECT model, year, lead(year) OVER (PARTITION BY model ORDER BY year) AS next
-    FROM (SELECT DISTINCT model, year FROM read_parquet(monthly_file) WHERE list_contains(years, year)))
+  SELECT cell, model, year FROM (
+    SELECT cell, model, year, lead(year) OVER (PARTITION BY cell, model ORDER BY year) AS next
+    FROM (SELECT DISTINCT file_index::INTEGER AS cell, model, year FROM read_parquet(monthly_file) WHERE list_contains(years, year)))
   WHERE next = year + 1;
 
 -- The days the templates reduce, each with its period id; offset years only where they are whole.
@@ -170,7 +176,7 @@ CREATE OR REPLACE MACRO indicator_days(file, monthly_file, models, years, agg, s
   SELECT * FROM cell_days(file, models, years, agg, spans)
   WHERE period IS NOT NULL
     -- An uncorrelated IN on a struct key: cheaper to bind than a correlated subquery.
-    AND (agg <> 'offset_yearly' OR {'model': model, 'year': period} IN (SELECT {'model': model, 'year': year} FROM offset_years(monthly_file, years)));
+    AND (agg <> 'offset_yearly' OR {'cell': cell, 'model': model, 'year': period} IN (SELECT {'cell': cell, 'model': model, 'year': year} FROM offset_years(monthly_file, years)));
 
 -- The request's days (indicator_days), then the baseline's when there is one (baseline_years).
 CREATE OR REPLACE MACRO request_days(baseline_years) AS TABLE
@@ -193,7 +199,7 @@ CREATE OR REPLACE MACRO request_days(baseline_years) AS TABLE
 -- statements are fixed text; the values still come from the session variables.
 CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
   FROM query(CASE WHEN whole_months(agg)
-    THEN 'SELECT NULL::VARCHAR AS model, NULL::DATE AS date, NULL::INTEGER AS year, NULL::DOUBLE AS tasmax,
+    THEN 'SELECT NULL::INTEGER AS cell, NULL::VARCHAR AS model, NULL::DATE AS date, NULL::INTEGER AS year, NULL::DOUBLE AS tasmax,
                  NULL::DOUBLE AS tasmin, NULL::DOUBLE AS pr, NULL::BIGINT AS period WHERE false'
     ELSE 'FROM request_days(getvariable(''baseline_years''))'
   END);
@@ -206,14 +212,14 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
 -- (a statistic of a variable), count(*) FILTER (WHERE ...) (a threshold count), fsum(...) (degree
 -- days). baseline_years: as request_days.
 CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
-  SELECT period, model, reduce AS value FROM request_days(baseline_years) GROUP BY period, model;
+  SELECT cell, period, model, reduce AS value FROM request_days(baseline_years) GROUP BY cell, period, model;
 
 -- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
 -- the summaries' columns, day_reduce the days of offset years and custom spans.
 CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
-  SELECT period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY period, model
+  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY cell, period, model
   UNION ALL
-  SELECT period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY period, model;
+  SELECT cell, period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY cell, period, model;
 
 -- Spell lengths: per model and period, a measure of the runs of days on which a flag holds, from
 -- the run summaries of one series (period_runs: 'dry', 'not_wet' or 'heat') for whole-month
@@ -227,16 +233,17 @@ CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline
 -- The days' fields are computed in steps, not with run_summary: each column is bound once, and
 -- binding run_summary's expression measured 2 ms more than the query saves.
 CREATE OR REPLACE MACRO spells_per_model(series, measure, day_flag, agg, baseline_years) AS TABLE
-  SELECT period, model, measure AS value
+  SELECT cell, period, model, measure AS value
   FROM period_runs(agg, series, getvariable('historic_start'), baseline_years)
   UNION ALL
-  SELECT period, model, measure AS value
-  FROM (SELECT period, model, n, coalesce(list_max(runs), 0) AS longest, len(list_filter(runs, r -> r >= 5)) AS runs5
-        FROM (SELECT period, model, coalesce(len(flags), 0) AS n, run_lengths(flags) AS runs
-              FROM (SELECT period, model, in_date_order(list({'date': date, 'flag': day_flag}) FILTER (WHERE day_flag IS NOT NULL)) AS flags
-                    FROM month_cutting_days(agg) AS d LEFT JOIN spell_norms(series, agg) AS norms ON norms.slot = dayofyear(d.date) - 1
+  SELECT cell, period, model, measure AS value
+  FROM (SELECT cell, period, model, n, coalesce(list_max(runs), 0) AS longest, len(list_filter(runs, r -> r >= 5)) AS runs5
+        FROM (SELECT cell, period, model, coalesce(len(flags), 0) AS n, run_lengths(flags) AS runs
+              FROM (SELECT d.cell, period, model, in_date_order(list({'date': date, 'flag': day_flag}) FILTER (WHERE day_flag IS NOT NULL)) AS flags
+                    FROM month_cutting_days(agg) AS d
+                    LEFT JOIN spell_norms(series, agg) AS norms ON norms.cell = d.cell AND norms.slot = dayofyear(d.date) - 1
                     WHERE series <> 'heat' OR (d.tasmax IS NOT NULL AND norms.norm IS NOT NULL)
-                    GROUP BY period, model)));
+                    GROUP BY d.cell, period, model)));
 
 -- The norms of the 'heat' series for the days of offset years and custom spans: the daily
 -- climatology of the historic range (historic_daily_tasmax); no rows otherwise, and then the
@@ -244,31 +251,35 @@ CREATE OR REPLACE MACRO spells_per_model(series, measure, day_flag, agg, baselin
 CREATE OR REPLACE MACRO spell_norms(series, agg) AS TABLE
   FROM query(CASE WHEN series = 'heat' AND NOT whole_months(agg)
     THEN 'FROM historic_daily_tasmax(getvariable(''historic_file''), getvariable(''historic_start''), getvariable(''historic_end''))'
-    ELSE 'SELECT NULL::INTEGER AS slot, NULL::DOUBLE AS norm WHERE false'
+    ELSE 'SELECT NULL::INTEGER AS cell, NULL::INTEGER AS slot, NULL::DOUBLE AS norm WHERE false'
   END);
 
--- Events over a historic percentile: per model and period, the days on which event holds, an
+-- Events over a historic percentile: per cell, model and period, the days on which event holds, an
 -- expression comparing a variable with threshold, the historic percentile ('percentile') of that
 -- variable ('tasmax', 'tasmin' or 'pr') over the historic range of the cell's historical data.
 CREATE OR REPLACE MACRO percentile_events(variable, event, baseline_years) AS TABLE
-  SELECT period, model, count(*) FILTER (WHERE event) AS value
-  FROM request_days(baseline_years),
-       (SELECT historic_percentile(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'), variable, getvariable('percentile')) AS threshold)
-  GROUP BY period, model;
+  SELECT d.cell, period, model, count(*) FILTER (WHERE event) AS value
+  FROM request_days(baseline_years) AS d
+  JOIN historic_percentiles(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'), variable, getvariable('percentile')) AS h
+    ON h.cell = d.cell
+  GROUP BY d.cell, period, model;
 
--- The largest sum, per model and period, of a daily quantity x over consecutive days: a running
--- total floored at 0 is the prefix sum minus the lowest earlier prefix sum (0 before day 1).
+-- The largest sum, per cell, model and period, of a daily quantity x over consecutive days, as the
+-- original's loop takes it: a running total floored at 0 after each day (total = max(total + x, 0)),
+-- and its greatest value; 0 without days. The days' values are reduced in date order, so the
+-- answer is that loop's to the last bit whatever the statement's other cells (prefix sums as window
+-- aggregates were summed in an order that changed with the rows around them, and were 3.7x slower).
 -- Days where x is NULL are left out.
 CREATE OR REPLACE MACRO max_running_sum(x, baseline_years) AS TABLE
-  WITH totals AS (
-    SELECT period, model, date, sum(v) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS s
-    FROM (SELECT period, model, date, x AS v FROM request_days(baseline_years)) WHERE v IS NOT NULL
-  )
-  SELECT period, model, greatest(0, max(s - least(0, low))) AS value
-  FROM (SELECT period, model, s, min(s) OVER (PARTITION BY period, model ORDER BY date ROWS UNBOUNDED PRECEDING) AS low FROM totals)
-  GROUP BY period, model;
+  SELECT cell, period, model,
+         coalesce(list_reduce(list_transform(list_sort(list({'date': date, 'v': v})), d -> {'total': d.v, 'best': d.v}),
+                              (acc, d) -> {'total': greatest(acc.total + d.total, 0), 'best': greatest(acc.best, acc.total + d.total)},
+                              {'total': 0::DOUBLE, 'best': 0::DOUBLE}).best, 0) AS value
+  FROM (SELECT cell, period, model, date, x AS v FROM request_days(baseline_years))
+  WHERE v IS NOT NULL
+  GROUP BY cell, period, model;
 
--- Per period in order, with the API's period key, the list of the models' values that the
+-- Per cell and period in order, with the API's period key, the list of the models' values that the
 -- statistics are taken over. The service takes them in TypeScript (src/indicators/acrossModels.ts,
 -- the same arithmetic): binding across_models's lambdas and running them per period cost 1.5-4 ms
 -- of a request. With multi-year windows, each model's yearly values are first averaged over each
@@ -279,24 +290,24 @@ CREATE OR REPLACE MACRO period_values(per_model) AS TABLE
   FROM query(CASE
     WHEN getvariable('windows') IS NOT NULL THEN 'WITH windowed AS (FROM in_windows(''' || per_model || ''')) FROM period_changes(''windowed'')'
     WHEN getvariable('baseline_years') IS NOT NULL THEN 'FROM period_changes(''' || per_model || ''')'
-    ELSE 'SELECT period_label(getvariable(''time_aggregation''), period) AS period, list(value)::DOUBLE[] AS vals
-          FROM ' || per_model || ' GROUP BY period ORDER BY period'
+    ELSE 'SELECT cell, period_label(getvariable(''time_aggregation''), period) AS period, list(value)::DOUBLE[] AS vals
+          FROM ' || per_model || ' GROUP BY cell, period ORDER BY cell, period'
   END);
 
 -- The service's last step with multi-year windows or a baseline: per model, its period ids (the
--- baseline's negated) and its values there, as two lists in the same (any) order. The service then
+-- baseline's negated) and its values there, as two lists in the same (any) order; per cell. The service then
 -- does what in_windows and period_changes do, and names the periods as period_label does, with the
 -- same arithmetic (src/indicators/periodChanges.ts): binding and running them here cost a
 -- relative_to request 2.4 ms, almost as much again as the plain request. One row per model rather
 -- than per (model, period): reading 2,600 model names into JavaScript took 0.3 ms of it.
 CREATE OR REPLACE MACRO period_models(per_model) AS TABLE
-  SELECT model, list(period::INTEGER) AS ids, list(value::DOUBLE) AS vals FROM query_table(per_model) GROUP BY model;
+  SELECT cell, model, list(period::INTEGER) AS ids, list(value::DOUBLE) AS vals FROM query_table(per_model) GROUP BY cell, model;
 
--- Every template's last step: per_model names the template's table of (period, model, value), the
--- value in the requested units. Per period, the requested statistics across the models, with the
--- API's period keys (period_values, then across_models).
+-- Every template's last step: per_model names the template's table of (cell, period, model, value),
+-- the value in the requested units. Per cell and period, the requested statistics across the
+-- models, with the API's period keys (period_values, then across_models).
 CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
-  SELECT period, across_models(vals, getvariable('aggs')) AS stats FROM period_values(per_model);
+  SELECT cell, period, across_models(vals, getvariable('aggs')) AS stats FROM period_values(per_model);
 
 -- The mean of a list of per-model values (the years of a window, a baseline's periods), summed in
 -- sorted order: favg over the rows combined its parts in an order that varied with the threads'
@@ -307,13 +318,13 @@ CREATE OR REPLACE MACRO mean_of(vals) AS list_avg(list_sort(vals));
 -- mean over each window's years, the window's position in the list as its period id. The
 -- baseline's periods (negative ids) pass as they are.
 CREATE OR REPLACE MACRO in_windows(per_model) AS TABLE
-  SELECT i AS period, model, mean_of(list(value)) AS value
+  SELECT cell, i AS period, model, mean_of(list(value)) AS value
   FROM query_table(per_model) AS v,
        (SELECT unnest(range(1, len(getvariable('windows')) + 1)) AS i, unnest(getvariable('windows')) AS span)
   WHERE v.period BETWEEN span.s AND span.e
-  GROUP BY i, model
+  GROUP BY cell, i, model
   UNION ALL
-  SELECT period, model, value FROM query_table(per_model) WHERE period < 0;
+  SELECT cell, period, model, value FROM query_table(per_model) WHERE period < 0;
 
 -- A period id modulo this is its baseline slot: the month (monthly), quarter (quarterly) or span
 -- (custom) it is compared with; one slot for yearly and offset-yearly periods and windows.
@@ -328,26 +339,26 @@ CREATE OR REPLACE MACRO slot_modulus(agg) AS CASE agg WHEN 'monthly' THEN 100 WH
 -- none has), with the periods' keys, or the windows' spans, as labels.
 CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
   WITH bases AS (
-    SELECT model, -period % slot_modulus(getvariable('time_aggregation')) AS slot, mean_of(list(value)) AS base
+    SELECT cell, model, -period % slot_modulus(getvariable('time_aggregation')) AS slot, mean_of(list(value)) AS base
     FROM query_table(per_model) WHERE period < 0
     GROUP BY ALL
   ),
   changes AS (
-    SELECT period AS id, CASE getvariable('change')
+    SELECT v.cell, period AS id, CASE getvariable('change')
                            WHEN 'absolute' THEN value - base
                            WHEN 'percent' THEN 100.0 * (value - base) / nullif(base, 0)
                            ELSE value END AS value
     FROM query_table(per_model) AS v
-    LEFT JOIN bases ON bases.model = v.model AND bases.slot = v.period % slot_modulus(getvariable('time_aggregation'))
+    LEFT JOIN bases ON bases.cell = v.cell AND bases.model = v.model AND bases.slot = v.period % slot_modulus(getvariable('time_aggregation'))
     WHERE period > 0
   )
   -- Ordered by id: windows in the order they were asked for.
-  SELECT CASE WHEN getvariable('windows') IS NULL THEN period_label(getvariable('time_aggregation'), id)
+  SELECT cell, CASE WHEN getvariable('windows') IS NULL THEN period_label(getvariable('time_aggregation'), id)
               ELSE printf('%d-%d', getvariable('windows')[id].s, getvariable('windows')[id].e) END AS period,
          coalesce(list(value) FILTER (WHERE value IS NOT NULL), []) AS vals
   FROM changes
-  GROUP BY id
-  ORDER BY id;
+  GROUP BY cell, id
+  ORDER BY cell, id;
 
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).
@@ -403,24 +414,24 @@ CREATE OR REPLACE MACRO run_lengths(flags) AS
     list_transform(string_split_regex(array_to_string(list_transform(flags, f -> f::INTEGER), ''), '0+'), r -> length(r)),
     n -> n > 0);
 
--- The mean across models of each model's percentile of a variable over the historic years (for
--- pr only wet days count): the threshold of the extreme-event indicators. numpy's linear rule.
-CREATE OR REPLACE MACRO historic_percentile(file, first_year, last_year, variable, pct) AS (
-  SELECT favg(q) FROM (
-    SELECT model, quantile_cont(v, pct / 100) AS q
-    FROM (SELECT model, (CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END)::DOUBLE AS v, date
+-- Per cell, the mean across models of each model's percentile of a variable over the historic
+-- years (for pr only wet days count): the threshold of the extreme-event indicators. numpy's linear rule.
+CREATE OR REPLACE MACRO historic_percentiles(file, first_year, last_year, variable, pct) AS TABLE
+  SELECT cell, favg(q) AS threshold FROM (
+    SELECT cell, model, quantile_cont(v, pct / 100) AS q
+    FROM (SELECT file_index::INTEGER AS cell, model, (CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END)::DOUBLE AS v, date
           FROM read_parquet(file))
     WHERE year(date) BETWEEN first_year AND last_year AND v IS NOT NULL AND (variable <> 'pr' OR v > 0)
-    GROUP BY model)
-);
+    GROUP BY cell, model)
+  GROUP BY cell;
 
--- Daily climatology of the high temperature: for each day slot (day of year - 1), the mean of
--- every model and year of the historic range.
+-- Daily climatology of the high temperature: per cell, for each day slot (day of year - 1), the
+-- mean of every model and year of the historic range.
 CREATE OR REPLACE MACRO historic_daily_tasmax(file, first_year, last_year) AS TABLE
-  SELECT (dayofyear(date) - 1)::INTEGER AS slot, favg(tasmax::DOUBLE) AS norm
+  SELECT file_index::INTEGER AS cell, (dayofyear(date) - 1)::INTEGER AS slot, favg(tasmax::DOUBLE) AS norm
   FROM read_parquet(file)
   WHERE year(date) BETWEEN first_year AND last_year AND tasmax IS NOT NULL
-  GROUP BY slot;
+  GROUP BY cell, slot;
 
 -- One year's daily values (float32, in date order) as the JSON array the raw data endpoint sends:
 -- the shortest decimal that reads back as the same float32, null where no model has a value, and

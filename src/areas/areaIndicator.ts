@@ -1,18 +1,8 @@
 import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import { lastStep, periodStats, servedStatement, setVariables, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
+import { lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { AreaAgg } from './area.js';
-
-/** One cell of an area: the indicator request's cell files, and the cell's weight. */
-export interface AreaCellRequest {
-  cellId: number;
-  weight: number;
-  file: string;
-  monthlyFile: string;
-  historicFile?: string;
-  baseline?: IndicatorRequest['baseline'];
-}
 
 const AREA_LISTS = ['area_periods', 'area_models', 'area_values'];
 const LAST_STEP = "FROM period_stats('per_model')";
@@ -29,7 +19,7 @@ export function perModelSql(name: string): string {
   if (!sql) {
     const template = sqlFile(`indicators/${name}.sql`).trimEnd();
     if (!template.endsWith(LAST_STEP)) throw new Error(`sql/indicators/${name}.sql does not end with ${LAST_STEP}, so its per-model values cannot be combined over an area.`);
-    sql = `${template.slice(0, -LAST_STEP.length)}SELECT period, model, value::DOUBLE AS value FROM per_model`;
+    sql = `${template.slice(0, -LAST_STEP.length)}SELECT cell, period, model, value::DOUBLE AS value FROM per_model`;
     perModel.set(name, sql);
   }
   return sql;
@@ -37,12 +27,20 @@ export function perModelSql(name: string): string {
 
 type Rows = { periods: number[]; models: string[]; values: (number | null)[] };
 
-async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows> {
+/** Each of the request's cells' rows, from one statement. */
+async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
   const sql = perModelSql(r.name);
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
-    const cols = (await conn.runAndReadAll(sql)).getColumnsJS() as unknown[][];
-    return { periods: (cols[0] as (number | bigint)[]).map(Number), models: cols[1] as string[], values: cols[2] as (number | null)[] };
+    const [cells = [], periods = [], models = [], values = []] = (await conn.runAndReadAll(sql)).getColumnsJS() as [number[]?, (number | bigint)[]?, string[]?, (number | null)[]?];
+    const perCell = r.cells.map((): Rows => ({ periods: [], models: [], values: [] }));
+    cells.forEach((cell, i) => {
+      const rows = perCell[cell]!;
+      rows.periods.push(Number(periods[i]));
+      rows.models.push(models[i]!);
+      rows.values.push(values[i]!);
+    });
+    return perCell;
   });
 }
 
@@ -96,25 +94,23 @@ async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue
 }
 
 /**
- * The indicator over an area: each cell's per-model values from its own run of the template
- * (through the pool, so cells run in parallel), combined over the cells (combineCells), then
- * period_values of the result (sql/areas/indicator_cells.sql) and the statistics across models.
+ * The indicator over an area of the request's cells, `weights` in the same order: the cells'
+ * per-model values from the template (a statement per group of cells, the groups in parallel
+ * through the pool), combined over the cells (combineCells), then period_values of the result
+ * (sql/areas/indicator_cells.sql) and the statistics across models.
  */
-export async function queryAreaIndicator(pool: QueryPool, base: Omit<IndicatorRequest, 'file' | 'monthlyFile' | 'historicFile' | 'baseline'>, cells: AreaCellRequest[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
-  const perCell = await Promise.all(
-    cells.map((c) => cellRows(pool, { ...base, file: c.file, monthlyFile: c.monthlyFile, historicFile: c.historicFile, baseline: c.baseline })),
-  );
-  const rows = combineCells(perCell, cells.map((c) => c.weight), areaAgg);
-  const sql = servedStatement('area', lastStep(base), 'areas/indicator_cells.sql');
-  // period_stats reads the request's variables; the files are those of the first cell, unused here.
-  const request: IndicatorRequest = { ...base, file: cells[0]!.file, monthlyFile: cells[0]!.monthlyFile, baseline: cells[0]!.baseline };
+export async function queryAreaIndicator(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
+  const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
+  const rows = combineCells(perCell, weights, areaAgg);
+  const sql = servedStatement('area', lastStep(r), 'areas/indicator_cells.sql');
   return pool.run(async (conn) => {
-    await setVariables(conn, request, sql);
+    // period_stats reads the request's variables, none of the files.
+    await setVariables(conn, r, sql);
     await setList(conn, 'area_periods', rows.periods.map((p) => BigInt(p)), BIGINT);
     await setList(conn, 'area_models', rows.models, VARCHAR);
     await setList(conn, 'area_values', rows.values, DOUBLE);
     try {
-      return periodStats(await conn.runAndReadAll(sql), base);
+      return periodStats(await conn.runAndReadAll(sql), r, 1)[0]!;
     } finally {
       // Not kept on the pooled connection.
       for (const name of AREA_LISTS) await conn.run(`RESET VARIABLE ${name}`);

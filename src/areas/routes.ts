@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import { climateFile, summaryFile } from '../climate/files.js';
+import { climateFile } from '../climate/files.js';
 import { scenarioOr404 } from '../climate/location.js';
 import { rawDataQuery, datasetRanges } from '../climate/params.js';
 import { rawDataPlan } from '../climate/rawDataPlan.js';
@@ -9,17 +9,16 @@ import { dailyDataCsv } from '../climate/rawCsv.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName, type TableLabels } from '../climate/tableLabels.js';
 import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
-import { HttpError } from '../http/errors.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
-import { dataJson, indicatorHead, indicatorPlan, readsEveryModel } from '../indicators/indicatorData.js';
+import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest } from '../indicators/indicatorData.js';
 import type { Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
-import { queryAreaIndicator, type AreaCellRequest } from './areaIndicator.js';
+import { queryAreaIndicator } from './areaIndicator.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 
 export interface AreaDeps extends ClimateDeps {
@@ -68,31 +67,14 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const format = negotiateFormat(req);
     const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
     const areaAgg = indicatorFields.area_agg(query);
-    const { meta, models, years, relativeTo, vars } = plan;
+    const { meta, models, years, relativeTo } = plan;
     const area = await areaOf(req, dataset, scenario);
 
     let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
     if (years.length > 0) {
-      const historical = (cellId: number, what: string) => {
-        const file = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
-        if (!file) throw new HttpError(404, `No historical ${dataset.name} data for map cell ${cellId} of this area, so no ${what}.`);
-        return file;
-      };
-      const cells: AreaCellRequest[] = area.cells.map(({ cellId, weight }) => ({
-        cellId,
-        weight,
-        file: climateFile(catalog.dataDir, dataset.name, scenario.name, cellId)!,
-        monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
-        historicFile: vars.historicRange ? historical(cellId, `historic baseline for ${meta.name}`) : undefined,
-        baseline: relativeTo
-          ? { file: historical(cellId, 'baseline for relative_to'), monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId), years: plan.baselineYears, change: relativeTo.change }
-          : undefined,
-      }));
-      const all = readsEveryModel(plan);
-      // Windows are made of each model's yearly values.
-      const periods = plan.windows ? 'yearly' : plan.timeAggregation;
-      const base = { name: meta.name, models: all ? undefined : models, years, timeAggregation: periods, spans: plan.spans, aggs: plan.aggs, units: plan.units, windows: plan.windows, ...vars };
-      rows = await queryAreaIndicator(queries, base, cells, areaAgg);
+      // Every cell of the area has data for the scenario (areaOf reads only those).
+      const cells = area.cells.map(({ cellId }) => planCellFiles(catalog, plan, cellId, `map cell ${cellId} of this area`)!);
+      rows = await queryAreaIndicator(queries, planRequest(plan, cells), area.cells.map((c) => c.weight), areaAgg);
     }
     if (format !== 'json') {
       const labels = areaLabels(req, area, dataset, scenario);

@@ -7,7 +7,8 @@ import { safeFileName } from '../climate/tableLabels.js';
 import { HttpError } from '../http/errors.js';
 import { EXTENSIONS, MEDIA_TYPES, negotiateFormat, type Format } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
-import { dataJson, indicatorHead, indicatorPlan, indicatorRows, type IndicatorPlan } from '../indicators/indicatorData.js';
+import { dataJson, indicatorHead, indicatorPlan, indicatorRowsOfCells, type IndicatorPlan } from '../indicators/indicatorData.js';
+import { MOST_CELLS, type PeriodStats } from '../indicators/query.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
 import { parseDistance } from '../reference/pointParams.js';
@@ -15,7 +16,7 @@ import { parseBatchBody } from './batchBody.js';
 import { isResolved, resolvePlace, type PlaceError, type ResolvedPlace } from './batchPlaces.js';
 import { IndicatorArrowBatch, indicatorCsvHeader, indicatorCsvRows, rawCsvHeader, rawCsvRows, RawArrowBatch } from './batchTables.js';
 import { openBodyStream, ClientGone } from './bodyStream.js';
-import { cellsInOrder, type CellOutcome } from './cellsInOrder.js';
+import { cellsInOrder, failed, type CellOutcome } from './cellsInOrder.js';
 
 export interface BatchDeps extends ClimateDeps {
   /** Counts a request as this many against the account's throttle (src/http/throttle.ts). */
@@ -24,7 +25,7 @@ export interface BatchDeps extends ClimateDeps {
   maxLocations: number;
   /** BATCH_CELLS_PER_REQUEST: a batch counts as one request per this many distinct cells, rounded up. */
   cellsPerRequest: number;
-  /** Cells of one batch computed at once (the query pool's size: more would only queue). */
+  /** Groups of cells of one batch computed at once (the query pool's size: more would only queue). */
   concurrency: number;
 }
 
@@ -46,7 +47,9 @@ function batchFormat(req: Request): BatchFormat {
 /** What a batch computes per distinct cell and how it writes each place, in one output format. */
 interface BatchKind<T> {
   head: string;
-  compute(cellId: number): Promise<T>;
+  /** The distinct cells in the groups that one call of compute answers. */
+  group(distinct: number[]): number[][];
+  compute(cellIds: number[]): Promise<CellOutcome<T>[]>;
   /** The `data` of one place, as the single endpoint prints it. */
   dataJson(value: T): string;
   csvHeader: string;
@@ -75,12 +78,32 @@ export function batchRoutes(deps: BatchDeps): Router {
 
   const readyCell = (plan: { dataset: { name: string } }, cellId: number) => progress.requireCell(plan.dataset.name, cellId);
 
-  function indicatorKind(plan: IndicatorPlan): BatchKind<Awaited<ReturnType<typeof indicatorRows>>> {
+  function indicatorKind(plan: IndicatorPlan): BatchKind<PeriodStats[]> {
     return {
       head: indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
-      compute: async (cellId) => {
-        readyCell(plan, cellId);
-        return indicatorRows(catalog, queries, plan, cellId);
+      // One statement per group of cells: binding a template is most of a cell's query.
+      group: (distinct) => queries.groups(distinct, MOST_CELLS),
+      compute: async (cellIds) => {
+        const outcomes: CellOutcome<PeriodStats[]>[] = cellIds.map(() => ({ ok: true, value: [] }));
+        const ready = cellIds.filter((cellId, i) => {
+          try {
+            readyCell(plan, cellId);
+            return true;
+          } catch (err) {
+            if (!(err instanceof HttpError)) throw err;
+            outcomes[i] = failed(err);
+            return false;
+          }
+        });
+        const rows = await indicatorRowsOfCells(catalog, queries, plan, ready);
+        let k = 0;
+        cellIds.forEach((_, i) => {
+          if (outcomes[i]!.ok) {
+            const r = rows[k++]!;
+            outcomes[i] = r instanceof HttpError ? failed(r) : { ok: true, value: r };
+          }
+        });
+        return outcomes;
       },
       dataJson,
       csvHeader: indicatorCsvHeader(plan),
@@ -92,11 +115,21 @@ export function batchRoutes(deps: BatchDeps): Router {
 
   function rawKind(plan: RawDataPlan, format: BatchFormat): BatchKind<unknown> {
     const tables = format === 'csv' || format === 'arrow';
+    const one = async (cellId: number): Promise<unknown> => {
+      readyCell(plan, cellId);
+      return tables ? rawColumns(catalog, queries, plan, cellId) : `{${(await rawYearMembers(catalog, queries, plan, cellId)).map((m) => m.text).join(',')}}`;
+    };
     return {
       head: rawHead(plan),
-      compute: async (cellId) => {
-        readyCell(plan, cellId);
-        return tables ? rawColumns(catalog, queries, plan, cellId) : `{${(await rawYearMembers(catalog, queries, plan, cellId)).map((m) => m.text).join(',')}}`;
+      // A cell's raw data is a read of its precomputed summary, not a template to bind: one at a time.
+      group: (distinct) => distinct.map((cellId) => [cellId]),
+      compute: async ([cellId]) => {
+        try {
+          return [{ ok: true, value: await one(cellId!) }];
+        } catch (err) {
+          if (err instanceof HttpError) return [failed(err)];
+          throw err;
+        }
       },
       dataJson: (text) => text as string,
       csvHeader: rawCsvHeader(plan),
@@ -116,7 +149,7 @@ export function batchRoutes(deps: BatchDeps): Router {
     // Every batch counts at least once, even one whose places all lack data.
     await deps.charge(req, res, Math.max(1, Math.ceil(charged / deps.cellsPerRequest)));
 
-    const outcomes = cellsInOrder(cells, kind.compute, deps.concurrency);
+    const outcomes = cellsInOrder(cells, kind.group, kind.compute, deps.concurrency);
     const entry = (p: ResolvedPlace | PlaceError, outcome: CellOutcome<T> | undefined) => {
       const location = JSON.stringify(p.place.given);
       if (!isResolved(p)) return `{"location":${location},"error":${JSON.stringify({ status: p.status, detail: p.detail })}}`;

@@ -3,41 +3,50 @@ import { HttpError } from '../http/errors.js';
 /** What one map cell gave: its value, or the HttpError that every place on it reports. */
 export type CellOutcome<T> = { ok: true; value: T } | { ok: false; status: number; detail: string };
 
+export const failed = (err: HttpError): CellOutcome<never> => ({ ok: false, status: err.status, detail: err.message });
+
 interface Slot<T> {
-  promise: Promise<CellOutcome<T>>;
-  resolve: (o: CellOutcome<T>) => void;
+  promise: Promise<CellOutcome<T>[]>;
+  resolve: (o: CellOutcome<T>[]) => void;
   reject: (err: unknown) => void;
-  started: boolean;
 }
 
 /**
  * The outcome for each of `cells` (one per place, undefined for a place without a cell), in the
- * places' order, computing each distinct cell once. At most `concurrency` cells are computed at a
- * time, in the order they first appear, and at most `ahead` distinct cells past the one the
- * consumer waits for: a batch shares the query pool fairly with other requests, and the values
- * held for places still to be written stay bounded. A cell's value is dropped after its last place.
- * HttpErrors (a 404 for a missing file, a 503 for a cell still being built) become that cell's
- * outcome; any other error ends the iteration.
+ * places' order, computing each distinct cell once. `group` splits the distinct cells, in order of
+ * first appearance, into the groups that one call of `compute` answers (one statement for many
+ * cells). At most `concurrency` groups are computed at a time, in order, and at most `ahead` groups
+ * past the one the consumer waits for: a batch shares the query pool fairly with other requests,
+ * and the values held for places still to be written stay bounded. A group's values are dropped
+ * after the last place that reads them. An HttpError thrown by `compute` (a 503 for a query past
+ * its time) becomes the outcome of each of its cells; any other error ends the iteration.
  */
-export async function* cellsInOrder<T>(cells: (number | undefined)[], compute: (cellId: number) => Promise<T>, concurrency: number, ahead = 2 * concurrency): AsyncGenerator<CellOutcome<T> | undefined> {
-  const order: number[] = [];
-  const index = new Map<number, number>();
+export async function* cellsInOrder<T>(
+  cells: (number | undefined)[],
+  group: (distinct: number[]) => number[][],
+  compute: (cells: number[]) => Promise<CellOutcome<T>[]>,
+  concurrency: number,
+  ahead = concurrency,
+): AsyncGenerator<CellOutcome<T> | undefined> {
+  const distinct = [...new Set(cells.filter((c): c is number => c !== undefined))];
+  const groups = group(distinct);
+  /** Each distinct cell's group, and its place in it. */
+  const where = new Map<number, { g: number; k: number }>();
+  groups.forEach((members, g) => members.forEach((cell, k) => where.set(cell, { g, k })));
   const lastUse = new Map<number, number>();
   cells.forEach((cell, i) => {
-    if (cell === undefined) return;
-    if (!index.has(cell)) index.set(cell, order.push(cell) - 1);
-    lastUse.set(cell, i);
+    if (cell !== undefined) lastUse.set(where.get(cell)!.g, i);
   });
-  const slots = order.map((): Slot<T> => {
+  const slots = groups.map((): Slot<T> | undefined => {
     let resolve!: Slot<T>['resolve'];
     let reject!: Slot<T>['reject'];
-    const promise = new Promise<CellOutcome<T>>((res, rej) => {
+    const promise = new Promise<CellOutcome<T>[]>((res, rej) => {
       resolve = res;
       reject = rej;
     });
     // Awaited later, in the places' order; an early rejection must not count as unhandled.
     promise.catch(() => {});
-    return { promise, resolve, reject, started: false };
+    return { promise, resolve, reject };
   });
 
   let next = 0;
@@ -45,15 +54,14 @@ export async function* cellsInOrder<T>(cells: (number | undefined)[], compute: (
   let frontier = 0;
   let stopped = false;
   const pump = () => {
-    while (!stopped && running < concurrency && next < order.length && next <= frontier + ahead) {
+    while (!stopped && running < concurrency && next < groups.length && next <= frontier + ahead) {
       const slot = slots[next]!;
-      const cell = order[next++]!;
-      slot.started = true;
+      const members = groups[next++]!;
       running++;
-      compute(cell)
+      compute(members)
         .then(
-          (value) => slot.resolve({ ok: true, value }),
-          (err: unknown) => (err instanceof HttpError ? slot.resolve({ ok: false, status: err.status, detail: err.message }) : slot.reject(err)),
+          (outcomes) => slot.resolve(outcomes),
+          (err: unknown) => (err instanceof HttpError ? slot.resolve(members.map(() => failed(err))) : slot.reject(err)),
         )
         .finally(() => {
           running--;
@@ -70,14 +78,14 @@ export async function* cellsInOrder<T>(cells: (number | undefined)[], compute: (
         yield undefined;
         continue;
       }
-      const d = index.get(cell)!;
-      if (d > frontier) {
-        frontier = d;
+      const { g, k } = where.get(cell)!;
+      if (g > frontier) {
+        frontier = g;
         pump();
       }
-      const outcome = await slots[d]!.promise;
-      if (lastUse.get(cell) === i) slots[d] = undefined as unknown as Slot<T>;
-      yield outcome;
+      const outcomes = await slots[g]!.promise;
+      if (lastUse.get(g) === i) slots[g] = undefined;
+      yield outcomes[k]!;
     }
   } finally {
     // The consumer stopped (the client went away, or an error): start nothing more.

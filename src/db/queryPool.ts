@@ -20,17 +20,31 @@ export class QueryPool {
   private closed = false;
   inFlight = 0;
 
-  private constructor(private readonly timeoutMs: number) {}
+  private constructor(
+    private readonly timeoutMs: number,
+    /** Connections, so queries that can run at once. */
+    readonly size: number,
+  ) {}
 
   /** `init` runs once on each connection (the indicator macros). */
   static async open(db: DuckDBInstance, size: number, timeoutMs: number, init?: string): Promise<QueryPool> {
-    const pool = new QueryPool(timeoutMs);
+    const pool = new QueryPool(timeoutMs, size);
     for (let i = 0; i < size; i++) {
       const conn = await db.connect();
       if (init) await conn.run(init);
       pool.idle.push(conn);
     }
     return pool;
+  }
+
+  /**
+   * Items in consecutive groups, one statement's worth each: as many groups as the pool runs at
+   * once, so that the cores share the work, and none longer than `most`, so that what one
+   * statement holds stays bounded and its results can go out before the next group's.
+   */
+  groups<T>(items: T[], most: number): T[][] {
+    const size = Math.min(most, Math.max(1, Math.ceil(items.length / this.size)));
+    return Array.from({ length: Math.ceil(items.length / size) }, (_, g) => items.slice(g * size, (g + 1) * size));
   }
 
   get queued(): number {

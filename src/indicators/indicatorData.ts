@@ -5,7 +5,7 @@ import type { QueryPool } from '../db/queryPool.js';
 import { HttpError } from '../http/errors.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits, type Baseline, type IndicatorFields, type IndicatorVariables, type Span, type TimeAggregation } from './params.js';
-import { queryIndicator, type IndicatorRequest, type PeriodStats } from './query.js';
+import { queryIndicator, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
 import { findIndicator } from './registry.js';
 
 /**
@@ -56,42 +56,76 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears };
 }
 
-/** The plan's rows for one map cell: none when the cell has no data for the scenario or no year is asked for. */
-export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellId: number): Promise<PeriodStats[]> {
-  const { dataset, scenario, meta, models, years, relativeTo, vars } = plan;
+/**
+ * The files the plan reads of one map cell; undefined when the cell has no data for the scenario.
+ * A historic range or a baseline needs the cell's historical file: without one, a 404 naming the
+ * place ("this map cell", "map cell 123 of this area").
+ */
+export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell'): CellFiles | undefined {
+  const { dataset, scenario, meta, relativeTo, vars } = plan;
   const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
-  if (!file || years.length === 0) return [];
-  let historicFile: string | undefined;
-  if (vars.historicRange) {
-    historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
-    if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no historic baseline for ${meta.name}.`);
-  }
-  let baseline: IndicatorRequest['baseline'];
-  if (relativeTo) {
-    const baselineFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
-    if (!baselineFile) throw new HttpError(404, `No historical ${dataset.name} data for this map cell, so no baseline for relative_to.`);
-    const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId);
-    baseline = { file: baselineFile, monthlyFile, years: plan.baselineYears, change: relativeTo.change };
-  }
-  const all = readsEveryModel(plan);
-  const monthlyFile = summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId);
-  // Windows are made of each model's yearly values.
-  const periods = plan.windows ? 'yearly' : plan.timeAggregation;
-  return queryIndicator(queries, {
-    name: meta.name,
+  if (!file) return undefined;
+  const historical = (what: string) => {
+    const historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
+    if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for ${place}, so no ${what}.`);
+    return historicFile;
+  };
+  return {
     file,
-    monthlyFile,
-    models: all ? undefined : models,
-    years,
-    timeAggregation: periods,
+    monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
+    historicFile: vars.historicRange ? historical(`historic baseline for ${meta.name}`) : undefined,
+    baselineFile: relativeTo ? historical('baseline for relative_to') : undefined,
+    baselineMonthlyFile: relativeTo ? summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId) : undefined,
+  };
+}
+
+/** The template request of a plan for some cells' files. */
+export function planRequest(plan: IndicatorPlan, cells: CellFiles[]): IndicatorRequest {
+  return {
+    name: plan.meta.name,
+    cells,
+    models: readsEveryModel(plan) ? undefined : plan.models,
+    years: plan.years,
+    // Windows are made of each model's yearly values.
+    timeAggregation: plan.windows ? 'yearly' : plan.timeAggregation,
     spans: plan.spans,
     aggs: plan.aggs,
     units: plan.units,
-    historicFile,
-    baseline,
+    baseline: plan.relativeTo ? { years: plan.baselineYears, change: plan.relativeTo.change } : undefined,
     windows: plan.windows,
-    ...vars,
+    ...plan.vars,
+  };
+}
+
+/**
+ * The plan's rows for each of some map cells, in one statement: none for a cell without data for
+ * the scenario or when no year is asked for; the HttpError of a cell whose historical file is
+ * missing, so that the other cells still get theirs.
+ */
+export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
+  const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
+  if (plan.years.length === 0) return out;
+  const asked: { at: number; files: CellFiles }[] = [];
+  cellIds.forEach((cellId, at) => {
+    try {
+      const files = planCellFiles(catalog, plan, cellId);
+      if (files) asked.push({ at, files });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      out[at] = err;
+    }
   });
+  if (asked.length === 0) return out;
+  const rows = await queryIndicator(queries, planRequest(plan, asked.map((a) => a.files)));
+  asked.forEach(({ at }, k) => (out[at] = rows[k]!));
+  return out;
+}
+
+/** The plan's rows for one map cell (indicatorRowsOfCells). */
+export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellId: number): Promise<PeriodStats[]> {
+  const [rows] = await indicatorRowsOfCells(catalog, queries, plan, [cellId]);
+  if (rows instanceof HttpError) throw rows;
+  return rows!;
 }
 
 /**

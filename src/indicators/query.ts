@@ -2,14 +2,29 @@ import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDB
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { sortedValues, statistic } from './acrossModels.js';
-import { changedPeriods } from './periodChanges.js';
+import { changedPeriods, type ModelRows } from './periodChanges.js';
 import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
 
-export interface IndicatorRequest extends IndicatorVariables {
-  name: string;
+/** One map cell's files as a template reads them. */
+export interface CellFiles {
   file: string;
   /** The cell's monthly summaries (sql/build/monthly_summary.sql). */
   monthlyFile: string;
+  /** The cell's historical days, for the indicators with a historic range. */
+  historicFile?: string;
+  /** relative_to: the cell's historical files. */
+  baselineFile?: string;
+  baselineMonthlyFile?: string;
+}
+
+/**
+ * A template's request for one or more map cells: one statement answers them all (binding is
+ * most of a small query's time), each cell's rows apart.
+ */
+export interface IndicatorRequest extends IndicatorVariables {
+  name: string;
+  /** The cells, in the order of the answer's lists; the same files of each cell (a historic file, a baseline) are given. */
+  cells: CellFiles[];
   /** The chosen models; undefined for every model of the dataset. */
   models?: string[];
   years: number[];
@@ -17,9 +32,8 @@ export interface IndicatorRequest extends IndicatorVariables {
   spans: Span[];
   aggs: string[];
   units: string;
-  historicFile?: string;
-  /** relative_to: the cell's historical files and the baseline's years. */
-  baseline?: { file: string; monthlyFile: string; years: number[]; change: 'absolute' | 'percent' };
+  /** relative_to: the baseline's years (the files are each cell's). */
+  baseline?: { years: number[]; change: 'absolute' | 'percent' };
   /** Multi-year windows (decadal, window) over yearly values; timeAggregation is then yearly. */
   windows?: Span[];
 }
@@ -29,11 +43,18 @@ export interface PeriodStats {
   stats: [string, number | null][];
 }
 
+/**
+ * Cells per statement at most (QueryPool.groups): 46 cells' frost_days took 23 ms in one statement
+ * against 98 ms one by one; the cap bounds the rows one statement holds.
+ */
+export const MOST_CELLS = 32;
+
 /** The session variables every template reads, as in the README's DuckDB CLI example. */
 function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
+  const files = (of: (c: CellFiles) => string | undefined) => (of(r.cells[0]!) === undefined ? null : listValue(r.cells.map((c) => of(c)!)));
   return [
-    ['file', r.file, VARCHAR],
-    ['monthly_file', r.monthlyFile, VARCHAR],
+    ['file', files((c) => c.file), VARCHAR],
+    ['monthly_file', files((c) => c.monthlyFile), VARCHAR],
     ['models', r.models ? listValue(r.models) : null, VARCHAR],
     ['years', listValue(r.years), INTEGER],
     ['time_aggregation', r.timeAggregation, VARCHAR],
@@ -43,11 +64,11 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
     ['comparator', r.comparator ?? null, VARCHAR],
     ['basetemp', r.basetemp ?? null, DOUBLE],
     ['percentile', r.percentile ?? null, INTEGER],
-    ['historic_file', r.historicFile ?? null, VARCHAR],
+    ['historic_file', files((c) => c.historicFile), VARCHAR],
     ['historic_start', r.historicRange?.start_year ?? null, INTEGER],
     ['historic_end', r.historicRange?.end_year ?? null, INTEGER],
-    ['baseline_file', r.baseline?.file ?? null, VARCHAR],
-    ['baseline_monthly_file', r.baseline?.monthlyFile ?? null, VARCHAR],
+    ['baseline_file', r.baseline ? files((c) => c.baselineFile) : null, VARCHAR],
+    ['baseline_monthly_file', r.baseline ? files((c) => c.baselineMonthlyFile) : null, VARCHAR],
     ['baseline_years', r.baseline ? listValue(r.baseline.years) : null, INTEGER],
     ['change', r.baseline?.change ?? null, VARCHAR],
   ];
@@ -107,6 +128,9 @@ export function variablesOf(template: string): Set<string> {
   return names;
 }
 
+/** The variables that hold lists, typed as such even when NULL. */
+const LISTS = new Set(['models', 'years', 'aggs', 'baseline_years', 'file', 'monthly_file', 'historic_file', 'baseline_file', 'baseline_monthly_file']);
+
 export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, template: string) {
   const wanted = variablesOf(template);
   let held = current.get(conn);
@@ -123,7 +147,7 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
     if (!wanted.has(name)) continue;
     // The name is from the fixed list above; the value is always a bound parameter.
     const items = (value as { items?: unknown[] } | null)?.items;
-    const cast = Array.isArray(items) || ['models', 'years', 'aggs', 'baseline_years'].includes(name) ? `::${type.toString()}[]` : `::${type.toString()}`;
+    const cast = Array.isArray(items) || LISTS.has(name) ? `::${type.toString()}[]` : `::${type.toString()}`;
     await set(name, `SET VARIABLE ${name} = $1${cast}`, value, JSON.stringify(items ?? value));
   }
   // Spans and windows are lists of structs, which are simplest to bind as JSON text.
@@ -174,24 +198,34 @@ function statsOf(periods: { period: string; values: (number | null)[] }[], aggs:
 }
 
 /**
- * Per period, the requested statistics across models from the rows of the statement lastStep
- * names: period_values's (period, vals) or period_models's (model, ids, vals).
+ * Per cell (by its position in the request's list of `cells` cells) and period, the requested
+ * statistics across models from the rows of the statement lastStep names: period_values's
+ * (cell, period, vals) or period_models's (cell, model, ids, vals).
  */
-export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest, 'aggs' | 'windows' | 'baseline' | 'timeAggregation'>): PeriodStats[] {
+export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest, 'aggs' | 'windows' | 'baseline' | 'timeAggregation'>, cells: number): PeriodStats[][] {
   if (lastStep(r) === 'period_values') {
     // No columns at all when there are no rows.
-    const [periods = [], lists = []] = reader.getColumnsJS() as [string[]?, (number | null)[][]?];
-    return statsOf(periods.map((period, i) => ({ period, values: lists[i]! })), r.aggs);
+    const [cellOf = [], periods = [], lists = []] = reader.getColumnsJS() as [number[]?, string[]?, (number | null)[][]?];
+    const byCell = Array.from({ length: cells }, (): { period: string; values: (number | null)[] }[] => []);
+    periods.forEach((period, i) => byCell[cellOf[i]!]!.push({ period, values: lists[i]! }));
+    return byCell.map((periodValues) => statsOf(periodValues, r.aggs));
   }
-  const [models = [], ids = [], vals = []] = reader.getColumnsJS() as [string[]?, number[][]?, (number | null)[][]?];
-  return statsOf(changedPeriods({ models, ids, vals }, r.timeAggregation, r.windows, r.baseline?.change), r.aggs);
+  const [cellOf = [], models = [], ids = [], vals = []] = reader.getColumnsJS() as [number[]?, string[]?, number[][]?, (number | null)[][]?];
+  const byCell = Array.from({ length: cells }, (): ModelRows => ({ models: [], ids: [], vals: [] }));
+  models.forEach((model, i) => {
+    const rows = byCell[cellOf[i]!]!;
+    rows.models.push(model);
+    rows.ids.push(ids[i]!);
+    rows.vals.push(vals[i]!);
+  });
+  return byCell.map((rows) => statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs));
 }
 
-/** Runs sql/indicators/<name>.sql for one cell: per period, the requested statistics across models. */
-export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[]> {
+/** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */
+export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[][]> {
   const sql = servedStatement(r.name, lastStep(r));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
-    return periodStats(await conn.runAndReadAll(sql), r);
+    return periodStats(await conn.runAndReadAll(sql), r, r.cells.length);
   });
 }
