@@ -99,7 +99,8 @@ describe('gzip answers assembled from kept segments (src/http/gzipSegments.ts)',
     const cache = new SegmentCache(1 << 20);
     const year = (y: number) => `"${y}":{"tasmax":[${Array.from({ length: 366 }, (_, i) => (280 + Math.sin(i + y)).toFixed(2)).join(',')}]}`;
     for (const years of [[2006], [2006, 2007, 2008], [2008, 2006]]) {
-      const pieces = [{ text: '{"data":{' }, ...years.flatMap((y, i) => [...(i > 0 ? [{ text: ',' }] : []), { text: year(y), key: String(y) }]), { text: '}}' }];
+      // Text outside ASCII too: the CRC and length are of its UTF-8 bytes.
+      const pieces = [{ text: '{"city":"Cañon City, Española","data":{' }, ...years.flatMap((y, i) => [...(i > 0 ? [{ text: ',' }] : []), { text: year(y), key: String(y) }]), { text: '}}' }];
       const gz = gzipPieces(pieces, cache);
       expect(zlib.gunzipSync(gz).toString()).toBe(pieces.map((p) => p.text).join(''));
       // One member: a reader that stops after the first member (curl, Chromium) still gets everything.
@@ -110,7 +111,7 @@ describe('gzip answers assembled from kept segments (src/http/gzipSegments.ts)',
 
   it('keep at most their byte budget, least recently used dropped first', () => {
     const cache = new SegmentCache(3000);
-    const text = (i: number) => Buffer.from(`${i}:` + 'abcdefghij'.repeat(50 + i));
+    const text = (i: number) => `${i}:` + 'abcdefghij'.repeat(50 + i);
     for (let i = 0; i < 50; i++) cache.get(String(i), text(i));
     expect(cache.size).toBeLessThanOrEqual(3000);
   });

@@ -33,7 +33,7 @@ export class SegmentCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string, text: Buffer): Buffer {
+  get(key: string, text: string): Buffer {
     const hit = this.entries.get(key);
     if (hit) {
       // Most recently used last: Map keeps insertion order.
@@ -41,7 +41,7 @@ export class SegmentCache {
       this.entries.set(key, hit);
       return hit;
     }
-    const segment = deflateSegment(text);
+    const segment = deflateSegment(Buffer.from(text));
     this.entries.set(key, segment);
     this.bytes += segment.length;
     for (const [k, v] of this.entries) {
@@ -63,10 +63,11 @@ export function gzipPieces(pieces: Piece[], cache: SegmentCache): Buffer {
   let crc = 0;
   let length = 0;
   for (const piece of pieces) {
-    const text = Buffer.from(piece.text);
-    crc = zlib.crc32(text, crc);
-    length += text.length;
-    parts.push(piece.key === undefined ? deflateSegment(text) : cache.get(piece.key, text));
+    // The CRC and length read the string itself: a Buffer of each piece's text (a megabyte per
+    // raw century) would be garbage at once, and it held up to 70 MB of external memory at 16 clients.
+    crc = zlib.crc32(piece.text, crc);
+    length += Buffer.byteLength(piece.text);
+    parts.push(piece.key === undefined ? deflateSegment(Buffer.from(piece.text)) : cache.get(piece.key, piece.text));
   }
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc >>> 0, 0);
