@@ -114,5 +114,8 @@ describe('gzip answers assembled from kept segments (src/http/gzipSegments.ts)',
     const text = (i: number) => `${i}:` + 'abcdefghij'.repeat(50 + i);
     for (let i = 0; i < 50; i++) cache.get(String(i), text(i));
     expect(cache.size).toBeLessThanOrEqual(3000);
+    // A kept segment holds its own bytes, not the compressor's whole output chunk.
+    const kept = cache.get('49', text(49));
+    expect(kept.buffer.byteLength).toBe(kept.length);
   });
 });
