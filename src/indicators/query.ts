@@ -23,7 +23,7 @@ export interface CellFiles {
  */
 export interface IndicatorRequest extends IndicatorVariables {
   name: string;
-  /** The cells, in the order of the answer's lists; the same files of each cell (a historic file, a baseline) are given. */
+  /** The cells, in the order of the answer's lists, each with the same kinds of files (a historic file, a baseline's). */
   cells: CellFiles[];
   /** The chosen models; undefined for every model of the dataset. */
   models?: string[];
