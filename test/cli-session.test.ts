@@ -89,6 +89,38 @@ describe('the templates in a DuckDB CLI session, on NEX-GDDP-CMIP6', () => {
   });
 });
 
+/** The session with each file variable a list of two cells' files answers each cell as the session with its file alone. */
+describe('the templates in a DuckDB CLI session, for two cells at once', () => {
+  const other = () => {
+    const has = (kind: string, scenario: string, f: string) => fs.existsSync(path.join(dataDir, kind, 'NEX-GDDP', scenario, f));
+    return fs.readdirSync(path.join(dataDir, 'climate', 'NEX-GDDP', 'RCP85')).find((f) => f !== '752103.parquet' && has('climate', 'historical', f) && has('monthly', 'RCP85', f))!.replace('.parquet', '');
+  };
+  const session = (name: string, cells: string[]) =>
+    CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`)
+      .replace(/'([^'\n]*\/)752103\.parquet'/g, (_, dir: string) => (cells.length === 1 ? `'${dir}${cells[0]}.parquet'` : `[${cells.map((c) => `'${dir}${c}.parquet'`).join(', ')}]`))
+      .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);
+  const rowsOf = async (script: string) => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      return await runCliScript(conn, script);
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  };
+  it.each(['frost_days', 'heat_wave_incidents', 'extreme_heat_events', 'accumulated_freezing_degree_days', 'dry_spells'])('%s', async (name) => {
+    const cells = ['752103', other()];
+    const both = await rowsOf(session(name, cells));
+    for (const [i, cell] of cells.entries()) {
+      const alone = cliData(await rowsOf(session(name, [cell])));
+      expect(Object.keys(alone).length).toBeGreaterThan(0);
+      expect(cliData(both.filter((r) => r.cell === i)), `cell ${i}`).toEqual(alone);
+    }
+    expect(cliData(both.filter((r) => r.cell === 0))).not.toEqual(cliData(both.filter((r) => r.cell === 1)));
+  });
+});
+
 describe('month_cutting_days', () => {
   it('has the columns and types of indicator_days whether it reads the days or not', async () => {
     const db = await DuckDBInstance.create(':memory:');
