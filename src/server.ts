@@ -63,6 +63,9 @@ async function main() {
   handler = generations.listener;
   if (!catalogMissing) await listen();
   logger.info({ build_id: catalog.manifest.build_id, data_dir: generations.generation.dir, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
+  if (catalog.staleSummaries.size > 0) {
+    logger.warn({ datasets: [...catalog.staleSummaries] }, 'the monthly summaries of these datasets are of an older format: their indicators answer 503 until `make summaries` rewrites them');
+  }
   if (config.PID_FILE) writePidFile(config.PID_FILE);
   onHangup = () => void reload(config, generations, app, logger);
 

@@ -12,6 +12,7 @@ import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
 import { day360ToDayOfYear } from '../src/ingest/netcdf/cfTime.js';
 import { DATASETS, NOLEAP_MODELS, SYNTHETIC_NOTE } from '../src/reference/fixtures.js';
 import { cellAt, cellCentre, GRIDS, NON_CONUS } from '../src/reference/grids.js';
+import { heatRangesOf } from './helpers.js';
 
 /**
  * The tiny build: full catalog, climate for the 3 most populous cities' cells, few models and years;
@@ -396,6 +397,8 @@ describe('data build: synthetic climate files', () => {
     }
   });
 
+  const HEAT_AS_MAP = `SELECT * EXCLUDE (heat_1951, heat_1961, heat_1971),
+    nullif(map_from_entries(list_filter([{'k': 1951, 'v': heat_1951}, {'k': 1961, 'v': heat_1961}, {'k': 1971, 'v': heat_1971}], e -> e.v IS NOT NULL)), MAP {}) AS heat`;
   it('writes the CMIP5 files exactly as the build before the CMIP6 datasets did (checksums of that build)', async () => {
     // Per tree: files, rows, and an order-independent checksum of every row and its file's place,
     // recorded from the same TINY options (without CMIP6) built by commit 4fb5191. The monthly
@@ -411,8 +414,10 @@ describe('data build: synthetic climate files', () => {
       for (const d of CMIP5) {
         for (const s of fs.readdirSync(path.join(dir, tree, d)).sort()) {
           for (const f of fs.readdirSync(path.join(dir, tree, d, s)).sort()) {
+            // The monthly summaries' heat series as they were then: one MAP from range start to series.
+            const source = tree === 'monthly' ? `(${HEAT_AS_MAP} FROM read_parquet($file))` : 'read_parquet($file)';
             const r = await one<{ n: bigint; x: bigint; k: bigint }>(
-              `SELECT count(*) n, bit_xor(hash(t)) x, hash($key::VARCHAR) k FROM read_parquet($file) t`,
+              `SELECT count(*) n, bit_xor(hash(t)) x, hash($key::VARCHAR) k FROM ${source} t`,
               { key: path.join(d, s, f), file: path.join(dir, tree, d, s, f) },
             );
             files++;
@@ -426,12 +431,16 @@ describe('data build: synthetic climate files', () => {
   });
 
   it('gives each dataset the heat-wave series of its historic ranges: 1981-2010 for CMIP6 only', async () => {
-    const keys = async (dataset: string) =>
-      (await one<{ keys: number[] }>(`SELECT list(DISTINCT k ORDER BY k) AS keys FROM (SELECT unnest(map_keys(heat)) k FROM read_parquet('${dir}/monthly/${dataset}/*/*.parquet'))`)).keys;
+    const keys = (dataset: string) => heatRangesOf(conn, `${dir}/monthly/${dataset}/*/*.parquet`);
     // The tiny build's historical years 1990-1992 fall in the ranges from 1961 on.
     expect(await keys('NEX-GDDP')).toEqual([1961, 1971]);
     expect(await keys('NEX-GDDP-CMIP6')).toEqual([1961, 1971, 1981]);
     expect(await keys('LOCA2')).toEqual([1961, 1971, 1981]);
+    // A column per range of the dataset, with or without days in it.
+    const columns = async (dataset: string) =>
+      (await q<{ name: string }>(`SELECT name FROM parquet_schema($file) WHERE name LIKE 'heat%'`, { file: path.join(dir, 'monthly', dataset, 'historical', fs.readdirSync(path.join(dir, 'monthly', dataset, 'historical'))[0]!) })).map((r) => r.name);
+    expect(await columns('NEX-GDDP')).toEqual(['heat_1951', 'heat_1961', 'heat_1971']);
+    expect(await columns('LOCA2')).toEqual(['heat_1951', 'heat_1961', 'heat_1971', 'heat_1981']);
   });
 
   it('keeps tasmin below tasmax on every row, pr non-negative with many dry days, and plausible magnitudes', async () => {

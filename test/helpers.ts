@@ -56,3 +56,16 @@ export async function macrosSession(threads: number): Promise<{ db: DuckDBInstan
   await conn.run(sqlFile('indicators/macros.sql'));
   return { db, conn };
 }
+
+/**
+ * The historic ranges (start years) whose heat-wave series the monthly summaries `files` (a path
+ * or glob) hold for at least one month: their heat_<start year> columns with a value.
+ */
+export async function heatRangesOf(conn: DuckDBConnection, files: string): Promise<number[]> {
+  const reader = await conn.runAndReadAll(`SELECT count(COLUMNS('^heat_\\d+$')) FROM read_parquet($files, union_by_name = true)`, { files });
+  const counts = reader.getRowObjectsJS()[0] as Record<string, bigint>;
+  return Object.entries(counts)
+    .filter(([, n]) => Number(n) > 0)
+    .map(([name]) => Number(/heat_(\d+)/.exec(name)![1]))
+    .sort((a, b) => a - b);
+}

@@ -62,4 +62,46 @@ describe('make summaries: a build made by an older service', () => {
     const got = await Promise.all(PATHS.map(async (p) => (await get(fresh, p).expect(200)).text));
     expect(got).toEqual(want);
   });
+
+  it('answers 503 naming the command for monthly summaries of the older format (a heat MAP), and the fresh answers after it ran', async () => {
+    const dir = path.join(tmpRoot, 'map-build');
+    fs.cpSync(inject('dataDir'), dir, { recursive: true });
+    const paths = [
+      `/api/climate-data/${NYC}/RCP85/indicator/heat_wave_incidents/?time_aggregation=monthly`,
+      `/api/climate-data/${NYC}/RCP85/indicator/heat_wave_duration_index/?time_aggregation=quarterly`,
+      `/api/climate-data/${NYC}/RCP85/indicator/frost_days/`,
+    ];
+    const fresh = await testApp(THROTTLE, dir);
+    const want = await Promise.all(paths.map(async (p) => (await get(fresh, p).expect(200)).text));
+    for (const text of want) expect(Object.keys(JSON.parse(text).data).length).toBeGreaterThan(2);
+
+    // What the service wrote before the heat columns: one MAP from range start to run summary.
+    const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
+    const conn = await db.connect();
+    const files = (fs.readdirSync(path.join(dir, 'monthly'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => path.join(dir, 'monthly', f));
+    for (const file of files) {
+      await conn.run(
+        `COPY (SELECT COLUMNS(c -> NOT starts_with(c, 'heat_')), NULL::MAP(INTEGER, STRUCT(n BIGINT, head BIGINT, tail BIGINT, longest BIGINT, runs5 BIGINT)) AS heat
+               FROM read_parquet('${file}')) TO '${file}.old' (FORMAT parquet)`,
+      );
+      fs.renameSync(`${file}.old`, file);
+    }
+    const old = await testApp(THROTTLE, dir);
+    expect([...old.catalog.staleSummaries].sort()).toEqual(["LOCA", "LOCA2", "NEX-GDDP", "NEX-GDDP-CMIP6"]);
+    for (const p of paths) {
+      const res = await get(old, p).expect(503);
+      expect(res.body.detail).toMatch(/NEX-GDDP monthly summaries of an older format.*make summaries/);
+    }
+    // A batch gives each place that error, and the raw data still answer (their summaries did not change).
+    const batch = await request(old.app).post('/api/climate-data/batch/RCP85/indicator/frost_days/').set('Authorization', `Token ${old.token}`).send({ locations: [{ city: NYC }] });
+    expect(JSON.stringify(batch.body)).toMatch(/make summaries/);
+    await get(old, PATHS[0]!).expect(200);
+
+    await writeAllSummaries(db, dir, 2, () => {});
+    conn.closeSync();
+    db.closeSync();
+    const rewritten = await testApp(THROTTLE, dir);
+    expect(rewritten.catalog.staleSummaries.size).toBe(0);
+    expect(await Promise.all(paths.map(async (p) => (await get(rewritten, p).expect(200)).text))).toEqual(want);
+  });
 });

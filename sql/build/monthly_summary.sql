@@ -49,16 +49,16 @@ runs AS (
   SELECT model, year, month, frost_days, max_tasmax, min_tasmin,
          run_summary_text(month_flags(dry)) AS dry,
          run_summary_text(month_flags(not_wet)) AS not_wet,
-         run_summary_text(month_flags(h1)) AS h1,
-         run_summary_text(month_flags(h2)) AS h2,
-         run_summary_text(month_flags(h3)) AS h3,
-         run_summary_text(month_flags(h4)) AS h4
+         CASE WHEN h1 > 0 THEN run_summary_text(month_flags(h1)) END AS h1,
+         CASE WHEN h2 > 0 THEN run_summary_text(month_flags(h2)) END AS h2,
+         CASE WHEN h3 > 0 THEN run_summary_text(month_flags(h3)) END AS h3,
+         CASE WHEN h4 > 0 THEN run_summary_text(month_flags(h4)) END AS h4
   FROM digits
 )
--- heat: the series by range start year, for the ranges with flagged days in the month (NULL if none).
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry, not_wet,
-       nullif(map_from_entries(list_filter([
-         {'k': $ranges[1].start_year, 'v': h1}, {'k': $ranges[2].start_year, 'v': h2},
-         {'k': $ranges[3].start_year, 'v': h3}, {'k': $ranges[4].start_year, 'v': h4}], e -> e.v.n > 0)), MAP {}) AS heat
+-- heat_<start year>: the series of each historic range of $ranges, in its order (the service
+-- puts in the column names: h1 AS heat_1961, ...), NULL in a month without days
+-- for it (digit sum 0). One column per range, not a MAP keyed by start year: reading a month's MAP cost a
+-- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry, not_wet{{heat_columns}}
 FROM runs
 ORDER BY model, year, month

@@ -145,10 +145,11 @@ CREATE OR REPLACE MACRO request_months(baseline_years) AS TABLE
 CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years) AS TABLE
   WITH months AS (
     SELECT cell, model, period, year * 12 + month AS ym,
-           CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet ELSE heat[historic_start] END AS r
+           -- heat_<historic_start>, the range's column (without a range, the pattern names dry, so
+           -- that the other series bind where there is no heat column).
+           CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet
+             ELSE COLUMNS(coalesce('^heat_' || historic_start || '$', '^dry$')) END AS r
     FROM request_months(baseline_years)
-    -- Most months have no hot day (a NULL map): skip them before looking up the range.
-    WHERE series <> 'heat' OR heat IS NOT NULL
   )
   SELECT cell, model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (

@@ -46,8 +46,11 @@ export function climateFile(dataDir: string, dataset: string, scenario: string, 
  */
 export function summaryFile(dataDir: string, tree: Exclude<CellTree, 'climate'>, dataset: string, scenario: string, cellId: number): string {
   const file = cellPath(dataDir, tree, dataset, scenario, cellId);
-  if (!fs.existsSync(file)) {
-    throw new HttpError(503, `The data build has no ${tree} summaries for this map cell: it is older than the service. Write them with \`make summaries\`, or rebuild with \`make data\`.`);
-  }
+  if (!fs.existsSync(file)) throw summariesOlderThanService(`has no ${tree} summaries for this map cell`);
   return file;
+}
+
+/** The 503 of a data build whose summaries are missing or of an older format (`what` it has or lacks). */
+export function summariesOlderThanService(what: string): HttpError {
+  return new HttpError(503, `The data build ${what}: it is older than the service. Write them with \`make summaries\`, or rebuild with \`make data\`.`);
 }

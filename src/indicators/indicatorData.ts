@@ -1,5 +1,5 @@
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile, summaryFile } from '../climate/files.js';
+import { climateFile, summariesOlderThanService, summaryFile } from '../climate/files.js';
 import { checkCost, parseModels, scenarioModels, scenarioYears, yearsWithin } from '../climate/params.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { HttpError } from '../http/errors.js';
@@ -65,6 +65,7 @@ export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: num
   const { dataset, scenario, meta, relativeTo, vars } = plan;
   const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
   if (!file) return undefined;
+  if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
   const historical = (what: string) => {
     const historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
     if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for ${place}, so no ${what}.`);

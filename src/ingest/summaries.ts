@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { CELL_PARQUET, cellPath } from '../climate/files.js';
+import { heatColumn } from '../climate/summaryFormat.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
 
@@ -41,7 +42,7 @@ export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, 
   const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
   const hasHistoric = fs.existsSync(historic);
   const ranges = listValue(historicRanges.map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
-  await copyAtomically(conn, sqlFile('build/monthly_summary.sql'), cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId), {
+  await copyAtomically(conn, monthlySummarySql(historicRanges), cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId), {
     file,
     historic: hasHistoric ? historic : file,
     has_historic: hasHistoric,
@@ -50,6 +51,11 @@ export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, 
   const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
   await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
   await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
+}
+
+/** sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog). */
+function monthlySummarySql(ranges: SummaryRange[]): string {
+  return sqlFile('build/monthly_summary.sql').replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
 }
 
 /** The macros the summaries use (run_summary, in_date_order, json_day_array): sql/indicators/macros.sql. */

@@ -4,6 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { buildFile } from '../climate/files.js';
+import { staleSummaryDatasets } from '../climate/summaryFormat.js';
 
 /**
  * The reference data of one data build, read once from the catalog Parquet files.
@@ -133,6 +134,8 @@ export interface Catalog {
   scenarios: Scenario[];
   scenarioByName: Map<string, Scenario>;
   historicRanges: HistoricRange[];
+  /** Datasets whose monthly summaries an older service wrote (staleSummaryDatasets): their indicators answer 503. */
+  staleSummaries: Set<string>;
 }
 
 export const cellKey = (dataset: string, cellId: number) => `${dataset}:${cellId}`;
@@ -273,5 +276,6 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
     scenarios,
     scenarioByName: new Map(scenarios.map((s) => [s.name, s])),
     historicRanges: ranges,
+    staleSummaries: await staleSummaryDatasets(conn, dataDir, (dataset) => ranges.filter((r) => r.datasets.includes(dataset)).map((r) => r.start_year)),
   };
 }

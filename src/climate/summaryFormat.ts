@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { sqlFile } from '../db/sqlFiles.js';
+
+/** The column of the monthly summaries holding the heat-wave series of the range starting in `startYear`. */
+export const heatColumn = (startYear: number) => `heat_${Math.trunc(startYear)}`;
+
+/**
+ * The datasets whose monthly summaries lack a heat column of one of their historic ranges: written
+ * by a service older than this one (one MAP column `heat`), so the indicator templates cannot read
+ * them until `make summaries` rewrites them. One file per dataset is read (a few ms at start-up):
+ * a build writes every summary with one version, and `make summaries` rewrites them all.
+ */
+export async function staleSummaryDatasets(conn: DuckDBConnection, dataDir: string, rangesOf: (dataset: string) => number[]): Promise<Set<string>> {
+  const stale = new Set<string>();
+  const monthly = path.join(dataDir, 'monthly');
+  for (const dataset of fs.existsSync(monthly) ? fs.readdirSync(monthly) : []) {
+    const file = firstParquet(path.join(monthly, dataset));
+    if (!file) continue;
+    const reader = await conn.runAndReadAll(sqlFile('catalog/parquet_columns.sql'), { file });
+    const columns = new Set(reader.getColumnsJS()[0] as string[]);
+    if (rangesOf(dataset).some((start) => !columns.has(heatColumn(start)))) stale.add(dataset);
+  }
+  return stale;
+}
+
+function firstParquet(datasetDir: string): string | undefined {
+  for (const scenario of fs.readdirSync(datasetDir)) {
+    const dir = path.join(datasetDir, scenario);
+    const name = fs.statSync(dir).isDirectory() ? fs.readdirSync(dir).find((f) => f.endsWith('.parquet')) : undefined;
+    if (name) return path.join(dir, name);
+  }
+  return undefined;
+}
