@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sqlFile } from '../src/db/sqlFiles.js';
-import { variablesOf } from '../src/indicators/query.js';
+import { servedStatement, variablesOf } from '../src/indicators/query.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
@@ -402,6 +402,17 @@ describe('whole-month periods from the monthly summaries', () => {
     for (const name of ['file', 'monthly_file', 'models', 'years', 'time_aggregation', 'spans', 'aggs']) expect(frost).toContain(name);
     expect(frost).not.toContain('threshold');
     expect(variablesOf(sqlFile('indicators/total_precipitation.sql'))).not.toContain('historic_file');
+    // A whole-month request's statement reads the monthly summaries alone: no day file to set.
+    const wholeFrost = servedStatement('frost_days', 'period_values', true);
+    expect(wholeFrost).toMatch(/\bwhole_months_per_model\(/);
+    expect(wholeFrost).not.toMatch(/(?<!whole_)months_per_model\(/);
+    for (const name of ['monthly_file', 'models', 'years', 'time_aggregation']) expect(variablesOf(wholeFrost)).toContain(name);
+    expect(variablesOf(wholeFrost)).not.toContain('file');
+    expect(variablesOf(wholeFrost)).not.toContain('spans');
+    const wholeHeat = servedStatement('heat_wave_incidents', 'period_values', true);
+    expect(wholeHeat).toMatch(/\bwhole_month_spells_per_model\(/);
+    expect(variablesOf(wholeHeat)).toContain('historic_start');
+    expect(variablesOf(wholeHeat)).not.toContain('historic_file');
   });
 
   it('one connection serving requests in any order gives each the same answer (no session variable left over)', async () => {

@@ -215,12 +215,24 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
 CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
   SELECT cell, period, model, reduce AS value FROM request_days(baseline_years) GROUP BY cell, period, model;
 
+-- months_per_model's whole-month periods alone (it takes the same arguments): what the service
+-- runs for a yearly, quarterly or monthly request (servedStatement in src/indicators/query.ts),
+-- whose days branch is empty anyway. Binding and running that empty branch cost a yearly
+-- frost_days 0.5 ms of its 4.5.
+CREATE OR REPLACE MACRO whole_months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
+  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY cell, period, model;
+
 -- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
 -- the summaries' columns, day_reduce the days of offset years and custom spans.
 CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
-  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY cell, period, model
+  FROM whole_months_per_model(month_reduce, day_reduce, agg, baseline_years)
   UNION ALL
   SELECT cell, period, model, day_reduce AS value FROM month_cutting_days(agg) GROUP BY cell, period, model;
+
+-- spells_per_model's whole-month periods alone, as whole_months_per_model.
+CREATE OR REPLACE MACRO whole_month_spells_per_model(series, measure, day_flag, agg, baseline_years) AS TABLE
+  SELECT cell, period, model, measure AS value
+  FROM period_runs(agg, series, getvariable('historic_start'), baseline_years);
 
 -- Spell lengths: per model and period, a measure of the runs of days on which a flag holds, from
 -- the run summaries of one series (period_runs: 'dry', 'not_wet' or 'heat') for whole-month
@@ -234,8 +246,7 @@ CREATE OR REPLACE MACRO months_per_model(month_reduce, day_reduce, agg, baseline
 -- The days' fields are computed in steps, not with run_summary: each column is bound once, and
 -- binding run_summary's expression measured 2 ms more than the query saves.
 CREATE OR REPLACE MACRO spells_per_model(series, measure, day_flag, agg, baseline_years) AS TABLE
-  SELECT cell, period, model, measure AS value
-  FROM period_runs(agg, series, getvariable('historic_start'), baseline_years)
+  FROM whole_month_spells_per_model(series, measure, day_flag, agg, baseline_years)
   UNION ALL
   SELECT cell, period, model, measure AS value
   FROM (SELECT cell, period, model, n, coalesce(list_max(runs), 0) AS longest, len(list_filter(runs, r -> r >= 5)) AS runs5

@@ -1,7 +1,7 @@
 import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import { lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
+import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { AreaAgg } from './area.js';
 
 const AREA_LISTS = ['area_periods', 'area_models', 'area_values'];
@@ -14,13 +14,16 @@ const LAST_STEP = "FROM period_stats('per_model')";
  * periods (negative ids) included.
  */
 const perModel = new Map<string, string>();
-export function perModelSql(name: string): string {
-  let sql = perModel.get(name);
+export function perModelSql(name: string, wholeMonths: boolean): string {
+  const key = `${name}|${wholeMonths}`;
+  let sql = perModel.get(key);
   if (!sql) {
     const template = sqlFile(`indicators/${name}.sql`).trimEnd();
     if (!template.endsWith(LAST_STEP)) throw new Error(`sql/indicators/${name}.sql does not end with ${LAST_STEP}, so its per-model values cannot be combined over an area.`);
     sql = `${template.slice(0, -LAST_STEP.length)}SELECT cell, period, model, value::DOUBLE AS value FROM per_model`;
-    perModel.set(name, sql);
+    // As servedStatement reads a whole-month request.
+    if (wholeMonths) sql = wholeMonthBranches(sql);
+    perModel.set(key, sql);
   }
   return sql;
 }
@@ -29,7 +32,7 @@ type Rows = { periods: number[]; models: string[]; values: (number | null)[] };
 
 /** Each of the request's cells' rows, from one statement. */
 async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
-  const sql = perModelSql(r.name);
+  const sql = perModelSql(r.name, isWholeMonths(r.timeAggregation));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
     const [cells = [], periods = [], models = [], values = []] = (await conn.runAndReadAll(sql)).getColumnsJS() as [number[]?, (number | bigint)[]?, string[]?, (number | null)[]?];
@@ -102,7 +105,7 @@ async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue
 export async function queryAreaIndicator(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
   const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
   const rows = combineCells(perCell, weights, areaAgg);
-  const sql = servedStatement('area', lastStep(r), 'areas/indicator_cells.sql');
+  const sql = servedStatement('area', lastStep(r), false, 'areas/indicator_cells.sql');
   return pool.run(async (conn) => {
     // period_stats reads the request's variables, none of the files.
     await setVariables(conn, r, sql);

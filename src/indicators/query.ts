@@ -92,6 +92,9 @@ function namedVariables(sql: string): string[] {
   return [...sql.matchAll(/getvariable\('{1,2}(\w+)'{1,2}\)/g)].map((m) => m[1]!);
 }
 
+/** Whether SQL text calls a macro (whole_months_per_model( does not call months_per_model). */
+const calls = (sql: string, macro: string) => new RegExp(`(?<![\\w])${macro}\\(`).test(sql);
+
 /**
  * The variables each macro of macros.sql reads, itself or through the macros it calls:
  * month_cutting_days names request_days inside its query() text, which names the days' variables
@@ -105,7 +108,7 @@ function variablesOfMacros(): Map<string, string[]> {
     const reads = (name: string, seen: Set<string>): string[] => {
       seen.add(name);
       const body = bodies.get(name)!;
-      const called = [...bodies.keys()].filter((m) => !seen.has(m) && body.includes(`${m}(`));
+      const called = [...bodies.keys()].filter((m) => !seen.has(m) && calls(body, m));
       return [...new Set([...namedVariables(body), ...called.flatMap((m) => reads(m, seen))])];
     };
     macroVariables = new Map([...bodies.keys()].map((name) => [name, reads(name, new Set())]));
@@ -122,7 +125,7 @@ export function variablesOf(template: string): Set<string> {
   let names = used.get(template);
   if (!names) {
     names = new Set(namedVariables(template));
-    for (const [macro, reads] of variablesOfMacros()) if (reads.length && template.includes(`${macro}(`)) for (const name of reads) names.add(name);
+    for (const [macro, reads] of variablesOfMacros()) if (reads.length && calls(template, macro)) for (const name of reads) names.add(name);
     used.set(template, names);
   }
   return names;
@@ -168,20 +171,32 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
  * takes the windows, the changes, the periods' keys (periodChanges.ts) and the statistics across models
  * (acrossModels.ts) itself: binding and running the macros' lambdas, joins and windows cost
  * 1.5-4 ms of a request. The template as written (and run in the DuckDB CLI) takes them in SQL.
+ * For whole-month periods (`wholeMonths`), months_per_model and spells_per_model are read as their
+ * whole-month branch alone (whole_months_per_model, whole_month_spells_per_model), whose days branch
+ * would be empty.
  */
 const served = new Map<string, string>();
-export function servedStatement(name: string, last: 'period_values' | 'period_models' = 'period_values', file = `indicators/${name}.sql`): string {
-  const key = `${file}|${last}`;
+export function servedStatement(name: string, last: 'period_values' | 'period_models' = 'period_values', wholeMonths = false, file = `indicators/${name}.sql`): string {
+  const key = `${file}|${last}|${wholeMonths}`;
   let sql = served.get(key);
   if (!sql) {
     const template = sqlFile(file);
     const step = "FROM period_stats('per_model')";
     if (!template.trimEnd().endsWith(step)) throw new Error(`sql/${file} must end with ${step}, the step the service replaces.`);
     sql = template.slice(0, template.lastIndexOf(step)) + `FROM ${last}('per_model')`;
+    if (wholeMonths) sql = wholeMonthBranches(sql);
     served.set(key, sql);
   }
   return sql;
 }
+
+/** A statement for whole-month periods: months_per_model and spells_per_model read as their whole-month branch alone. */
+export function wholeMonthBranches(sql: string): string {
+  return sql.replace(/(?<!\w)(months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'months_per_model' ? 'whole_months_per_model' : 'whole_month_spells_per_model'}(`);
+}
+
+/** Whether a time aggregation is made of whole months (whole_months in macros.sql). */
+export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg === 'quarterly' || agg === 'monthly';
 
 /** Which last step a request's statement has (servedStatement). */
 export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {
@@ -223,7 +238,7 @@ export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest
 
 /** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[][]> {
-  const sql = servedStatement(r.name, lastStep(r));
+  const sql = servedStatement(r.name, lastStep(r), isWholeMonths(r.timeAggregation));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
     return periodStats(await conn.runAndReadAll(sql), r, r.cells.length);
