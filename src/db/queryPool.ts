@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { HttpError } from '../http/errors.js';
 
@@ -38,12 +39,15 @@ export class QueryPool {
   }
 
   /**
-   * Items in consecutive groups, one statement's worth each: as many groups as the pool runs at
-   * once, so that the cores share the work, and none longer than `most`, so that what one
-   * statement holds stays bounded and its results can go out before the next group's.
+   * Items in consecutive groups, one statement's worth each: as many groups as there are cores
+   * (the pool runs more statements at once than that, but a statement's cost is mostly fixed, so
+   * more groups on the same cores only add statements: 46 cells' frost_days in 2 groups 33-38 ms,
+   * in 4 37-39 ms, on 2 cores), and none longer than `most`, so that what one statement holds stays
+   * bounded and its results can go out before the next group's.
    */
   groups<T>(items: T[], most: number): T[][] {
-    const size = Math.min(most, Math.max(1, Math.ceil(items.length / this.size)));
+    const parallel = Math.min(this.size, os.availableParallelism());
+    const size = Math.min(most, Math.max(1, Math.ceil(items.length / parallel)));
     return Array.from({ length: Math.ceil(items.length / size) }, (_, g) => items.slice(g * size, (g + 1) * size));
   }
 
