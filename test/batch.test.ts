@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import zlib from 'node:zlib';
+import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import request from 'supertest';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
+import { openBodyStream } from '../src/batch/bodyStream.js';
 import { BuildProgress } from '../src/climate/buildProgress.js';
 import { HttpError } from '../src/http/errors.js';
 import { cellKey } from '../src/reference/catalog.js';
@@ -166,6 +170,44 @@ describe('batch results equal the single endpoints', () => {
       expect(lines.map((l) => l.location)).toEqual(places);
     } finally {
       release();
+      server.close();
+    }
+  });
+});
+
+describe('a batch body streamed to a slow client', () => {
+  it('waits for the client without piling listeners on the response', async () => {
+    // Each wait for 'drain' used to leave a 'close' listener on the response until it ended.
+    let leftover = -1;
+    const app = express();
+    app.get('/', async (_req, res) => {
+      res.type('text/plain');
+      const body = openBodyStream(res);
+      const piece = randomBytes(48 * 1024).toString('base64'); // 64 KB that gzip cannot shrink much
+      for (let i = 0; i < 80; i++) await body.write(piece);
+      leftover = res.listenerCount('close');
+      await body.end();
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const received = await new Promise<number>((resolve, reject) => {
+        http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+          expect(res.headers['content-encoding']).toBe('gzip');
+          // Not read for a while: the socket and the compressor fill, and every write waits.
+          res.pause();
+          setTimeout(() => res.resume(), 300);
+          const unzip = res.pipe(zlib.createGunzip());
+          let n = 0;
+          unzip.on('data', (c: Buffer) => (n += c.length));
+          unzip.on('end', () => resolve(n));
+          unzip.on('error', reject);
+        }).on('error', reject);
+      });
+      expect(received).toBe(80 * 64 * 1024);
+      expect(leftover).toBeGreaterThanOrEqual(0);
+      expect(leftover).toBeLessThan(5);
+    } finally {
       server.close();
     }
   });
