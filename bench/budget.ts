@@ -21,6 +21,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { createApp } from '../src/app.js';
 import { createAuth } from '../src/auth/index.js';
+import { AppObjects } from '../src/http/appObjects.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
@@ -60,14 +61,20 @@ async function main() {
   const account = await auth.accounts.create('budget@example.com', await hashPassword('budget-password'));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
   const app = createApp({ config, catalog, queries, auth, logger: createLogger('silent') });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // As server.ts serves it (requests born with the app's prototypes), and as node:http alone would.
+  const objects = new AppObjects();
+  objects.serve(app);
+  const listening = async (server: http.Server) => {
+    await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const servers = [http.createServer(objects.serverOptions, app), http.createServer(app)];
+  const [base, plainBase] = [await listening(servers[0]!), await listening(servers[1]!)];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (p: string, encoding?: string) =>
+  const get = (p: string, encoding?: string, origin = base) =>
     new Promise<Buffer>((resolve, reject) => {
       http
-        .get(`${base}${p}`, { agent, headers: { authorization: `Token ${token}`, ...(encoding ? { 'accept-encoding': encoding } : {}) } }, (res) => {
+        .get(`${origin}${p}`, { agent, headers: { authorization: `Token ${token}`, ...(encoding ? { 'accept-encoding': encoding } : {}) } }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${p}: ${res.statusCode}`))));
@@ -92,6 +99,7 @@ async function main() {
   };
 
   add('both', 'trivial request (/api/scenario/): HTTP, Express, middleware, token check', await timed(ROUNDS, () => get('/api/scenario/')));
+  add('both', "  the same, objects not born with the app's prototypes (Express sets them)", await timed(ROUNDS, () => get('/api/scenario/', undefined, plainBase)));
   add('both', 'token check alone (signature and account state)', await timed(ROUNDS, async () => {
     const claims = await auth.tokens.read(token);
     if (claims && claims !== 'expired') await auth.accounts.tokenState(claims.accountId, claims.version);
@@ -163,7 +171,7 @@ async function main() {
   console.log('| request | step | ms |');
   console.log('|---|---|---|');
   for (const [r, step, ms] of rows) console.log(`| ${r} | ${step} | ${ms.toFixed(2)} |`);
-  server.close();
+  for (const s of servers) s.close();
   agent.destroy();
   await auth.close();
   queries.close();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { DuckDBInstance } from '@duckdb/node-api';
+import type { Express } from 'express';
 import { BuildProgress } from './climate/buildProgress.js';
 import { climateFile } from './climate/files.js';
 import type { Config } from './config.js';
@@ -22,7 +23,7 @@ export interface DataGeneration {
   progress: BuildProgress;
   queries: QueryPool;
   db: DuckDBInstance;
-  handler: RequestListener;
+  handler: Express;
 }
 
 /**
@@ -32,7 +33,7 @@ export interface DataGeneration {
  */
 export async function openGeneration(
   config: Pick<Config, 'DATA_DIR' | 'DUCKDB_THREADS' | 'DUCKDB_MEMORY_LIMIT' | 'QUERY_CONCURRENCY' | 'QUERY_TIMEOUT_MS'>,
-  makeHandler: (g: Omit<DataGeneration, 'handler'>) => RequestListener,
+  makeHandler: (g: Omit<DataGeneration, 'handler'>) => Express,
   requireComplete: boolean,
 ): Promise<DataGeneration> {
   let dir: string;

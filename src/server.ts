@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createServer, type RequestListener } from 'node:http';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
+import { AppObjects } from './http/appObjects.js';
 import { createThrottleStores } from './http/throttleStore.js';
 import { buildFile } from './climate/files.js';
 import { loadConfig, type Config } from './config.js';
@@ -40,7 +42,8 @@ async function main() {
 
   // On a first start the catalog takes seconds to write: a placeholder answers until it is loaded.
   let handler: RequestListener = startingHandler(() => 'The server is starting: the default data\'s reference catalog is being written (a few seconds on a first start).');
-  const server = createServer((req, res) => handler(req, res));
+  const objects = new AppObjects();
+  const server = createServer(objects.serverOptions, (req, res) => handler(req, res));
   let url = '';
   const listen = async () => {
     await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
@@ -60,6 +63,7 @@ async function main() {
     createApp({ config, catalog: g.catalog, queries: g.queries, auth, logger, lifecycle, progress: g.progress, throttleStores });
   const generations = new GenerationSwitch(await openGeneration(config, app, false), logger);
   const { catalog, progress } = generations.generation;
+  objects.serve(generations.generation.handler);
   handler = generations.listener;
   if (!catalogMissing) await listen();
   logger.info({ build_id: catalog.manifest.build_id, data_dir: generations.generation.dir, cities: catalog.cities.length, complete: progress.complete() }, 'serving the data build');
@@ -67,7 +71,7 @@ async function main() {
     logger.warn({ datasets: [...catalog.staleSummaries] }, 'the monthly summaries of these datasets are of an older format: their indicators answer 503 until `make summaries` rewrites them');
   }
   if (config.PID_FILE) writePidFile(config.PID_FILE);
-  onHangup = () => void reload(config, generations, app, logger);
+  onHangup = () => void reload(config, generations, objects, app, logger);
 
   // The how-to is for a person at a terminal (make run), not for the log collector.
   if (process.stdout.isTTY) {
@@ -110,7 +114,7 @@ let reloading = false;
  * is complete and answers a probe query; else keep serving the current one. One reload at a time;
  * a SIGHUP during one is ignored (send another once it is logged as done).
  */
-async function reload(config: Config, generations: GenerationSwitch, app: (g: Omit<DataGeneration, 'handler'>) => RequestListener, logger: Logger) {
+async function reload(config: Config, generations: GenerationSwitch, objects: AppObjects, app: (g: Omit<DataGeneration, 'handler'>) => Express, logger: Logger) {
   const current = generations.generation;
   if (reloading) return logger.warn('SIGHUP: a reload is already under way; ignored');
   if (!current.progress.complete()) return logger.warn({ data_dir: current.dir }, 'SIGHUP: the data build being served is not complete yet; reload refused');
@@ -124,6 +128,7 @@ async function reload(config: Config, generations: GenerationSwitch, app: (g: Om
       return;
     }
     generations.switchTo(next);
+    objects.serve(next.handler);
     logger.info({ build_id: next.catalog.manifest.build_id, data_dir: next.dir, previous_build_id: current.catalog.manifest.build_id }, 'serving the data build');
   } catch (err) {
     logger.error({ err: err instanceof Error ? err.message : String(err), data_dir: config.DATA_DIR, build_id: current.catalog.manifest.build_id }, 'SIGHUP: the new data build was refused; still serving the current one');
