@@ -152,7 +152,7 @@ async function main() {
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
     const setting = (name: string) => process.env[name] ?? 'default';
-    console.log(`server settings: DUCKDB_THREADS ${setting('DUCKDB_THREADS')}, QUERY_CONCURRENCY ${setting('QUERY_CONCURRENCY')}, Node options '${process.env.SERVER_NODE_OPTIONS ?? ''}'`);
+    console.log(`server settings: DUCKDB_THREADS ${setting('DUCKDB_THREADS')}, QUERY_CONCURRENCY ${setting('QUERY_CONCURRENCY')}, Node options '${process.env.SERVER_NODE_OPTIONS ?? ''}', MALLOC_ARENA_MAX ${setting('MALLOC_ARENA_MAX')}`);
     // The cost of the request log and metrics (bench/ops.ts); BENCH_ONLY=ops runs only this.
     const opsOverhead = !ONLY || ONLY === 'ops' ? await measureOpsOverhead({ env, token, duration: DURATION, freePort, startServer, waitReady, runLoad }, catalog) : [];
     if (opsOverhead.length > 0) printOpsOverhead(opsOverhead);
