@@ -9,7 +9,7 @@ import type { Express } from 'express';
  * In V8 that change is costly far beyond the call: a third to a half of each request's objects then
  * outlived the young generation, so the server ran an old-generation collection 4 times a second
  * under load. A bare Express 5 app answered 14,000 requests/s with it and 45,000 without it (16
- * clients, one core); our city list page went from about 3,700 to 4,900. Born with the right
+ * clients, one core); our city list page went from about 3,700 to 5,100-5,300. Born with the right
  * prototype, an object passes through Express's setPrototypeOf unchanged (V8 returns early when
  * the prototype is already the one asked for).
  *
