@@ -55,6 +55,16 @@ describe('compress', () => {
     expect(chooseEncoding(undefined)).toBeUndefined();
   });
 
+  it('answers the same for a header seen before, past the number of headers it keeps', () => {
+    // Parsed headers are kept (64 at most): every answer must still be the header's own.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 100; i++) {
+        expect(chooseEncoding(`br;q=${i % 2}, gzip;q=0.${i + 1}`)).toBe(i % 2 ? 'br' : 'gzip');
+        expect(chooseEncoding(`deflate, x-${i}`)).toBe('deflate');
+      }
+    }
+  });
+
   it.each([
     ['br', zlib.brotliDecompressSync],
     ['gzip', zlib.gunzipSync],

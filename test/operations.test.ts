@@ -6,6 +6,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import type { Lifecycle } from '../src/http/opsRoutes.js';
+import { redactedUrl } from '../src/http/requestLog.js';
 import { createLogger } from '../src/logger.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -303,6 +304,16 @@ describe('request ids and the request log', () => {
     const debug = loggedApp(t, undefined, 'debug');
     await request(debug.app).get('/healthz').expect(200);
     expect(debug.records()).toMatchObject([{ level: 20, route: '/healthz', status: 200 }]);
+  });
+
+  it('redacts credential-like query parameters however they are written', () => {
+    expect(redactedUrl('/api/city/?page=2&page_size=25')).toBe('/api/city/?page=2&page_size=25');
+    // A value with such a word is not a credential's name.
+    expect(redactedUrl('/api/city/?search=keystone')).toBe('/api/city/?search=keystone');
+    expect(redactedUrl('/api/city/?Password=hunter2&page=2')).toBe('/api/city/?Password=%5BREDACTED%5D&page=2');
+    // Percent-encoded names are what the server reads: %74oken is token.
+    expect(redactedUrl('/api/city/?%74oken=abc123&page=2')).toBe('/api/city/?token=%5BREDACTED%5D&page=2');
+    expect(redactedUrl('/api/city/?name=S%C3%A3o&session_id=x')).toBe('/api/city/?name=S%C3%A3o&session_id=%5BREDACTED%5D');
   });
 
   it('never logs the token or the password', async () => {

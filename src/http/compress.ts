@@ -21,9 +21,23 @@ const SYNC_LIMIT = 64 * 1024;
 type Encoding = 'br' | 'gzip' | 'deflate';
 const PREFERENCE: Encoding[] = ['br', 'gzip', 'deflate'];
 
+/** Accept-Encoding values seen lately, parsed: clients send a few values again and again. */
+const parsedHeaders = new Map<string, readonly Encoding[]>();
+
 /** The encodings Accept-Encoding allows (q > 0), of br, gzip and deflate, in that order. */
-export function acceptedEncodings(header: string | undefined): Encoding[] {
+export function acceptedEncodings(header: string | undefined): readonly Encoding[] {
   if (!header) return [];
+  let encodings = parsedHeaders.get(header);
+  if (!encodings) {
+    encodings = parseAcceptEncoding(header);
+    // Arbitrary headers cannot make it grow.
+    if (parsedHeaders.size >= 64) parsedHeaders.clear();
+    parsedHeaders.set(header, encodings);
+  }
+  return encodings;
+}
+
+function parseAcceptEncoding(header: string): Encoding[] {
   const q = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
