@@ -107,7 +107,7 @@ async function main() {
   }
   const floor = floorTimes.sort((a, b) => a - b)[Math.floor(floorTimes.length / 2)]!;
   conn.closeSync();
-  db.closeSync();
+  await db.close();
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const accounts = path.join(tmp, 'accounts.duckdb');

@@ -47,7 +47,7 @@ async function main() {
   if (!fs.existsSync(path.join(DATA_DIR, 'manifest.json'))) throw new Error(`No data at ${DATA_DIR}; run \`make data\` first.`);
   const db = await openDuckDB({ threads: 1, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), DATA_DIR);
-  db.closeSync();
+  await db.close();
 
   // The mix: a third reference, half indicators, a tenth raw, a tenth bad; shuffled, distinct.
   const r = rng(11);

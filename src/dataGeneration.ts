@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Express } from 'express';
 import { BuildProgress } from './climate/buildProgress.js';
+import { checkCellFiles } from './climate/buildCheck.js';
 import { climateFile } from './climate/files.js';
 import type { Config } from './config.js';
-import { openDuckDB } from './db/duckdb.js';
+import { openDuckDB, type Database } from './db/duckdb.js';
 import { QueryPool } from './db/queryPool.js';
 import { sqlFile } from './db/sqlFiles.js';
 import type { Logger } from './logger.js';
@@ -22,14 +22,16 @@ export interface DataGeneration {
   catalog: Catalog;
   progress: BuildProgress;
   queries: QueryPool;
-  db: DuckDBInstance;
+  db: Database;
   handler: Express;
 }
 
 /**
- * Opens the build DATA_DIR names now (a symlink is followed once, here). With `requireComplete`,
- * a build without manifest.json is refused; a probe query on one climate file must answer.
- * Throws with what is wrong; nothing stays open then.
+ * Opens the build DATA_DIR names now (a symlink is followed once, here). With `requireComplete`
+ * (a reload, which must not trade a served build for a broken one), a build without manifest.json
+ * is refused, and so is one whose cell files are not all whole and readable (checkCellFiles). A
+ * manifest of a format this service cannot read is refused always; a probe query on one climate
+ * file must answer. Throws with what is wrong; nothing stays open then.
  */
 export async function openGeneration(
   config: Pick<Config, 'DATA_DIR' | 'DUCKDB_THREADS' | 'DUCKDB_MEMORY_LIMIT' | 'QUERY_CONCURRENCY' | 'QUERY_TIMEOUT_MS'>,
@@ -54,13 +56,14 @@ export async function openGeneration(
       conn.closeSync();
     }
     const progress = new BuildProgress(dir);
+    if (requireComplete) await checkCellFiles(dir, catalog.manifest, catalog.cellsWithData);
     queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
     if (progress.complete()) await probe(catalog, queries);
     const parts = { dir, catalog, progress, queries, db };
     return { ...parts, handler: makeHandler(parts) };
   } catch (err) {
     queries?.close();
-    db.closeSync();
+    await db.close();
     throw err;
   }
 }
@@ -122,7 +125,7 @@ export class GenerationSwitch {
   private close(g: DataGeneration) {
     this.retired.delete(g);
     g.queries.close();
-    g.db.closeSync();
+    void g.db.close();
     this.logger.info({ build_id: g.catalog.manifest.build_id, data_dir: g.dir }, 'closed the previous data build');
   }
 

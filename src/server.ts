@@ -123,7 +123,7 @@ async function reload(config: Config, generations: GenerationSwitch, objects: Ap
     const next = await openGeneration(config, app, true);
     if (next.catalog.manifest.build_id === current.catalog.manifest.build_id && next.dir === current.dir) {
       next.queries.close();
-      next.db.closeSync();
+      await next.db.close();
       logger.info({ build_id: current.catalog.manifest.build_id, data_dir: current.dir }, 'SIGHUP: DATA_DIR still holds the build being served; nothing to do');
       return;
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Database } from '../src/db/duckdb.js';
 import { macrosSession } from './helpers.js';
 import { sortedValues, statistic } from '../src/indicators/acrossModels.js';
 
@@ -7,16 +8,16 @@ import { sortedValues, statistic } from '../src/indicators/acrossModels.js';
  * The service takes the statistics across models in TypeScript; the templates run in a DuckDB CLI
  * session take them with the across_models macro. Both must give the same doubles, to the bit.
  */
-let db: DuckDBInstance;
+let db: Database;
 let conn: DuckDBConnection;
 
 beforeAll(async () => {
   ({ db, conn } = await macrosSession(2));
 });
 
-afterAll(() => {
+afterAll(async () => {
   conn?.closeSync();
-  db?.closeSync();
+  await db?.close();
 });
 
 const NAMES = ['min', 'max', 'avg', 'median', 'stddev', 'stdev', '0th', '1st', '5th', '10th', '33th', '90th', '99th', '100th', 'nonsense'];

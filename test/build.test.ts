@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { listValue, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openDuckDB, readRows } from '../src/db/duckdb.js';
+import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
 import { buildDataset, rowsFor, type Manifest } from '../src/ingest/build.js';
 import { Coastline, containsPoint } from '../src/ingest/geometry.js';
 import { readLand } from '../src/ingest/sources.js';
@@ -50,7 +50,7 @@ const snapshot = path.join(tmp, 'first-build-cell.parquet');
 let first: Manifest;
 let second: Manifest;
 let firstLog: string[] = [];
-let db: DuckDBInstance;
+let db: Database;
 let conn: DuckDBConnection;
 
 const q = <T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>) => readRows<T>(conn, sql, params as never);
@@ -67,9 +67,9 @@ beforeAll(async () => {
   second = await buildDataset({ outDir: dir, ...TINY, log: () => {} });
 }, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
   conn?.closeSync();
-  db?.closeSync();
+  await db?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type express from 'express';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { inject } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createAuth, type Auth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { openDuckDB } from '../src/db/duckdb.js';
+import { openDuckDB, type Database } from '../src/db/duckdb.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
 import { QueryPool } from '../src/db/queryPool.js';
 import { loadCatalog, type Catalog } from '../src/reference/catalog.js';
@@ -50,7 +50,7 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
 }
 
 /** An in-memory DuckDB with the indicator macros loaded, as every pooled connection has them. */
-export async function macrosSession(threads: number): Promise<{ db: DuckDBInstance; conn: DuckDBConnection }> {
+export async function macrosSession(threads: number): Promise<{ db: Database; conn: DuckDBConnection }> {
   const db = await openDuckDB({ threads, memoryLimit: '512MB' });
   const conn = await db.connect();
   await conn.run(sqlFile('indicators/macros.sql'));

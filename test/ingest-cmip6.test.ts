@@ -206,7 +206,7 @@ describe('make ingest: NEX-GDDP-CMIP6 and LOCA2 files as their publishers name t
       expect(await heatRangesOf(conn, file)).toEqual([1961, 1971, 1981]);
     } finally {
       conn.closeSync();
-      db.closeSync();
+      await db.close();
     }
   });
 });

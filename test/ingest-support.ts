@@ -48,6 +48,6 @@ export async function partitionRows(file: string) {
     );
   } finally {
     conn.closeSync();
-    db.closeSync();
+    await db.close();
   }
 }

@@ -104,7 +104,7 @@ describe('in-place build: interrupted and resumed', () => {
       }
     } finally {
       conn.closeSync();
-      db.closeSync();
+      await db.close();
     }
   }, 120_000);
 

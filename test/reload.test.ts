@@ -136,4 +136,123 @@ describe('SIGHUP: a new data build without downtime', () => {
     await new Promise((r) => server!.once('exit', r));
     expect(fs.existsSync(path.join(tmp, 'server.pid'))).toBe(false);
   }, 120_000);
+
+  it('refuses every build it cannot serve, keeps serving the current one under load, and logs why', async () => {
+    // Each a copy of build b with one thing wrong, and what the refusal must say.
+    const firstFile = (tree: string) => {
+      const dir = path.join(tmp, 'b', tree, 'NEX-GDDP', 'RCP85');
+      return path.join(tree, 'NEX-GDDP', 'RCP85', fs.readdirSync(dir).sort()[0]!);
+    };
+    const halve = (file: string) => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+    const broken: { name: string; damage: (dir: string) => void; reason: RegExp }[] = [
+      { name: 'manifest only', damage: (dir) => keepOnly(dir, ['manifest.json']), reason: /No files found that match the pattern ".*catalog\// },
+      { name: 'catalog file missing', damage: (dir) => fs.rmSync(path.join(dir, 'catalog', 'city_boundary.parquet')), reason: /city_boundary\.parquet/ },
+      { name: 'catalog file empty', damage: (dir) => fs.truncateSync(path.join(dir, 'catalog', 'city.parquet'), 0), reason: /city\.parquet/ },
+      { name: 'catalog file cut in half', damage: (dir) => halve(path.join(dir, 'catalog', 'map_cell.parquet')), reason: /map_cell\.parquet/ },
+      { name: 'climate file missing', damage: (dir) => fs.rmSync(path.join(dir, firstFile('climate'))), reason: new RegExp(`${escape(firstFile('climate'))} is missing`) },
+      { name: 'climate file truncated', damage: (dir) => halve(path.join(dir, firstFile('climate'))), reason: new RegExp(`${escape(firstFile('climate'))} is truncated`) },
+      { name: 'climate file unreadable', damage: (dir) => fs.chmodSync(path.join(dir, firstFile('climate')), 0o000), reason: new RegExp(`${escape(firstFile('climate'))} is not readable \\(mode 000\\)`) },
+      { name: 'summary file missing', damage: (dir) => fs.rmSync(path.join(dir, firstFile('monthly'))), reason: new RegExp(`${escape(firstFile('monthly'))} is missing`) },
+      { name: 'summary file truncated', damage: (dir) => halve(path.join(dir, firstFile('ensemble'))), reason: new RegExp(`${escape(firstFile('ensemble'))} is truncated`) },
+      { name: 'summary file unreadable', damage: (dir) => fs.chmodSync(path.join(dir, firstFile('ensemble_json')), 0o000), reason: new RegExp(`${escape(firstFile('ensemble_json'))} is not readable`) },
+      { name: 'every file of a scenario and cell missing', damage: (dir) => { for (const t of ['climate', 'monthly', 'ensemble', 'ensemble_json']) fs.rmSync(path.join(dir, firstFile(t))); }, reason: /climate\/ holds \d+ cell files where the manifest says \d+/ },
+      { name: 'manifest of an unknown format version', damage: (dir) => rewriteManifest(dir, { format_version: 99 }), reason: /format version 99, which this service cannot read/ },
+      { name: 'manifest not JSON', damage: (dir) => fs.writeFileSync(path.join(dir, 'manifest.json'), '{"build_id": "cut'), reason: /cannot be read as JSON/ },
+      { name: 'empty folder', damage: (dir) => keepOnly(dir, []), reason: /no complete data build \(no manifest\.json\)/ },
+    ];
+    for (const b of broken) {
+      const dir = path.join(tmp, `broken-${b.name.replace(/\W+/g, '-')}`);
+      fs.cpSync(path.join(tmp, 'b'), dir, { recursive: true });
+      b.damage(dir);
+    }
+
+    const port = await freePort();
+    const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, 'server-2.pid') };
+    repoint('a');
+    const token = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const lines: Record<string, unknown>[] = [];
+    server = startServer(port, env, lines);
+    const base = `http://127.0.0.1:${port}`;
+    const readyId = async () => {
+      const r = await fetch(`${base}/readyz`).catch(() => undefined);
+      return r?.status === 200 ? ((await r.json()) as { build_id: string }).build_id : undefined;
+    };
+    await until('the server', async () => (await readyId()) !== undefined, 30_000);
+    expect(await readyId()).toBe(buildId('a'));
+
+    const statuses: number[] = [];
+    const failures: string[] = [];
+    let running = true;
+    const client = async () => {
+      while (running) {
+        try {
+          const r = await fetch(`${base}/api/climate-data/${NYC}/RCP85/indicator/frost_days/`, { headers: { authorization: `Token ${token}` } });
+          await r.arrayBuffer();
+          statuses.push(r.status);
+        } catch (err) {
+          failures.push(String(err));
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    const refusals = () => lines.filter((l) => /the new data build was refused/.test(String(l.msg)));
+    const cases = [...broken.map((b) => ({ name: b.name, target: `broken-${b.name.replace(/\W+/g, '-')}`, reason: b.reason })), { name: 'a link to nowhere', target: 'nowhere', reason: /does not exist/ }];
+    for (const c of cases) {
+      const before = refusals().length;
+      const asked = statuses.length;
+      repoint(c.target);
+      process.kill(server.pid!, 'SIGHUP');
+      await until(`the refusal of ${c.name}`, async () => {
+        if (server!.exitCode !== null || server!.signalCode !== null) throw new Error(`the server ended (${server!.exitCode ?? server!.signalCode}) when handed ${c.name}`);
+        return refusals().length > before;
+      }, 20_000);
+      const refused = refusals()[before]!;
+      expect(String(refused.err), c.name).toMatch(c.reason);
+      expect(refused.build_id, c.name).toBe(buildId('a'));
+      expect(await readyId(), c.name).toBe(buildId('a'));
+      // The clients were answered meanwhile.
+      await until(`answers after ${c.name}`, async () => statuses.length > asked + 16, 20_000);
+    }
+    running = false;
+    await Promise.all(clients);
+    expect(server.exitCode).toBeNull();
+    expect(failures).toEqual([]);
+    expect(statuses.length).toBeGreaterThan(cases.length * 16);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // A good build is still taken after all that.
+    repoint('b');
+    process.kill(server.pid!, 'SIGHUP');
+    await until('build b', async () => (await readyId()) === buildId('b'), 30_000);
+    server.kill('SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+  }, 240_000);
 });
+
+/** Removes everything in `dir` but the named entries. */
+function keepOnly(dir: string, keep: string[]) {
+  for (const entry of fs.readdirSync(dir)) if (!keep.includes(entry)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+}
+
+function rewriteManifest(dir: string, fields: Record<string, unknown>) {
+  const file = path.join(dir, 'manifest.json');
+  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), ...fields }));
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The server as make run starts it, its JSON log lines collected in `lines`. */
+function startServer(port: number, env: NodeJS.ProcessEnv, lines: Record<string, unknown>[]): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buffered = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    for (const l of parts) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>);
+  });
+  return child;
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Database } from '../src/db/duckdb.js';
 import { macrosSession } from './helpers.js';
 
 /**
@@ -7,7 +8,7 @@ import { macrosSession } from './helpers.js';
  * periods must not depend on the order in which parallel threads hand over their rows. Checked on
  * a per-model table large enough for DuckDB to aggregate it on several threads.
  */
-let db: DuckDBInstance;
+let db: Database;
 let conn: DuckDBConnection;
 
 beforeAll(async () => {
@@ -24,9 +25,9 @@ beforeAll(async () => {
   await conn.run(`SET VARIABLE windows = [{s: 1, e: 1500}, {s: 1000, e: 3000}]::STRUCT(s INTEGER, e INTEGER)[]`);
 });
 
-afterAll(() => {
+afterAll(async () => {
   conn?.closeSync();
-  db?.closeSync();
+  await db?.close();
 });
 
 async function distinctAnswers(sql: string, runs: number): Promise<number> {

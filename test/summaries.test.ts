@@ -50,7 +50,7 @@ describe('make summaries: a build made by an older service', () => {
       expect(Number(r.getRows()[0]![0]), f).toBe(0);
     }
     conn.closeSync();
-    db.closeSync();
+    await db.close();
     const partitions = fs.readdirSync(path.join(dir, 'climate')).flatMap((ds) =>
       fs.readdirSync(path.join(dir, 'climate', ds)).flatMap((sc) => fs.readdirSync(path.join(dir, 'climate', ds, sc)).filter((f) => f.endsWith('.parquet'))),
     );
@@ -99,7 +99,7 @@ describe('make summaries: a build made by an older service', () => {
 
     await writeAllSummaries(db, dir, 2, () => {});
     conn.closeSync();
-    db.closeSync();
+    await db.close();
     const rewritten = await testApp(THROTTLE, dir);
     expect(rewritten.catalog.staleSummaries.size).toBe(0);
     expect(await Promise.all(paths.map(async (p) => (await get(rewritten, p).expect(200)).text))).toEqual(want);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { Database } from '../db/duckdb.js';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { toAccount, toTokenState, type AccountRow, type AccountStateRow } from './accountRows.js';
@@ -88,7 +89,7 @@ export class DuckDBAccountStore implements AccountStore {
           conn.closeSync();
         }
       } finally {
-        instance.closeSync();
+        await instance.close();
         process.umask(umask);
       }
     });
@@ -104,13 +105,13 @@ export class DuckDBAccountStore implements AccountStore {
     return run;
   }
 
-  private async open(): Promise<DuckDBInstance> {
+  private async open(): Promise<Database> {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     const deadline = Date.now() + this.lockWaitMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 400)) {
       try {
         // One thread: the statements are tiny, and the climate store has the cores.
-        const instance = await DuckDBInstance.create(this.file, { threads: '1' });
+        const instance = await Database.open(this.file, { threads: '1' });
         // A file made before its mode was enforced (or copied in) is made private too.
         if ((fs.statSync(this.file).mode & 0o077) !== 0) fs.chmodSync(this.file, 0o600);
         return instance;

@@ -39,5 +39,5 @@ try {
   console.error('Every summary file holds its previous or its new contents; fix the problem and run `make summaries` again.');
   process.exit(1);
 } finally {
-  db.closeSync();
+  await db.close();
 }

@@ -1,5 +1,6 @@
 import os from 'node:os';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DatabaseClosedError, type Database } from './duckdb.js';
 import { HttpError } from '../http/errors.js';
 
 /** What a pool observer hears after each query: time queued, time running, and how it ended. */
@@ -15,6 +16,7 @@ export interface QueryTiming {
  * past `timeoutMs` is interrupted and answers 503.
  */
 export class QueryPool {
+  private readonly all: DuckDBConnection[] = [];
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((conn: DuckDBConnection) => void)[] = [];
   private readonly observers: ((timing: QueryTiming) => void)[] = [];
@@ -28,11 +30,12 @@ export class QueryPool {
   ) {}
 
   /** `init` runs once on each connection (the indicator macros). */
-  static async open(db: DuckDBInstance, size: number, timeoutMs: number, init?: string): Promise<QueryPool> {
+  static async open(db: Database, size: number, timeoutMs: number, init?: string): Promise<QueryPool> {
     const pool = new QueryPool(timeoutMs, size);
     for (let i = 0; i < size; i++) {
       const conn = await db.connect();
       if (init) await conn.run(init);
+      pool.all.push(conn);
       pool.idle.push(conn);
     }
     return pool;
@@ -74,7 +77,7 @@ export class QueryPool {
 
   async run<T>(work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     // Waiters would never get a connection once the pool is closed.
-    if (this.closed) throw new HttpError(503, 'The data store is closed: the server is shutting down.');
+    if (this.closed) throw storeClosed();
     const queuedAt = performance.now();
     const conn = await this.acquire();
     const startedAt = performance.now();
@@ -94,6 +97,7 @@ export class QueryPool {
         outcome = 'timeout';
         throw new HttpError(503, `The query took longer than the ${this.timeoutMs / 1000} s limit; ask for fewer years or models.`);
       }
+      if (err instanceof DatabaseClosedError) throw storeClosed();
       throw err;
     } finally {
       clearTimeout(timer);
@@ -106,8 +110,12 @@ export class QueryPool {
     }
   }
 
+  /** Refuses new queries; each connection closes once its query (if one runs) has settled. */
   close() {
     this.closed = true;
-    for (const c of this.idle.splice(0)) c.closeSync();
+    for (const c of this.all) c.closeSync();
+    this.idle.length = 0;
   }
 }
+
+const storeClosed = () => new HttpError(503, 'The data store is closed: the server is shutting down.');

@@ -1,10 +1,11 @@
+import { BUILD_FORMAT_VERSION, countCellFiles, type CellFileCounts } from '../climate/buildCheck.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { openDuckDB } from '../db/duckdb.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { openDuckDB, type Database } from '../db/duckdb.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, HISTORIC_RANGES, runOf, SCENARIOS, SYNTHETIC_NOTE, type DatasetFixture } from '../reference/fixtures.js';
 import { GRIDS } from '../reference/grids.js';
@@ -90,6 +91,10 @@ export interface Manifest {
    * years: the CMIP6 datasets' historical runs to 2014 and their SSPs start in 2015.
    */
   dataset_years: DatasetYears;
+  /** The layout of the build's files (src/climate/buildCheck.ts). */
+  format_version: number;
+  /** How many files each cell tree holds, written with the manifest (the plan has none). */
+  files?: CellFileCounts;
 }
 
 /** A cell to build, with what its synthetic climate needs (so that a resumed build reads no sources). */
@@ -565,7 +570,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       const result = await writeCatalog(conn, dir, o, say);
       catalogSummary = result.summary;
       say(catalogSummary);
-      plan = { build_id: id, created: new Date().toISOString(), seed: o.seed, climate_cities: o.climateCities, synthetic: true, datasets: result.datasets, years: o.years, cmip6_cities: o.cmip6Cities, dataset_years: o.datasetYears, cells: result.cells };
+      plan = { build_id: id, created: new Date().toISOString(), seed: o.seed, climate_cities: o.climateCities, synthetic: true, format_version: BUILD_FORMAT_VERSION, datasets: result.datasets, years: o.years, cmip6_cities: o.cmip6Cities, dataset_years: o.datasetYears, cells: result.cells };
       writeJsonAtomically(buildFile.plan(dir), plan);
     }
     const { cells: _cells, ...manifestFields } = plan;
@@ -574,7 +579,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     if (todo.length < plan.cells.length) say(`resuming build ${id}: ${plan.cells.length - todo.length} of ${plan.cells.length} cells were built before`);
     await buildCells(db, dir, plan, todo, o, say, opts.afterCell);
 
-    const manifest: Manifest = { ...manifestFields, created: new Date().toISOString() };
+    const manifest: Manifest = { ...manifestFields, created: new Date().toISOString(), files: countCellFiles(dir) };
     writeJsonAtomically(buildFile.manifest(dir), manifest);
     if (!opts.inPlace) swapIn(dir, outDir);
     say(`done: ${outDir}, ${mb(dirSize(outDir))} in ${seconds().toFixed(1)}s (build ${manifest.build_id}, seed ${o.seed})`);
@@ -593,7 +598,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     throw err;
   } finally {
     conn.closeSync();
-    db.closeSync();
+    await db.close();
     unlock();
   }
 }
@@ -619,7 +624,7 @@ function swapIn(tmp: string, outDir: string) {
  * that waits for it never sees a half-written cell.
  */
 async function buildCells(
-  db: DuckDBInstance,
+  db: Database,
   dir: string,
   plan: BuildPlan,
   todo: PlannedCell[],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
+import type { Database } from '../db/duckdb.js';
 import { CELL_PARQUET, cellPath } from '../climate/files.js';
 import { heatColumn } from '../climate/summaryFormat.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
@@ -94,7 +95,7 @@ export async function historicRanges(conn: DuckDBConnection, dataDir: string): P
  * own connection; one cell's queries use little parallelism): what a build made by an older
  * version of the service needs. Historical first within each cell. Returns the partitions written.
  */
-export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, workers: number, progress: (done: number, total: number) => void): Promise<number> {
+export async function writeAllSummaries(db: Database, dataDir: string, workers: number, progress: (done: number, total: number) => void): Promise<number> {
   const first = await db.connect();
   await loadSummaryMacros(first);
   const ranges = await historicRanges(first, dataDir);

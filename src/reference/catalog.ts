@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { checkFormatVersion } from '../climate/buildCheck.js';
 import { buildFile } from '../climate/files.js';
 import { staleSummaryDatasets } from '../climate/summaryFormat.js';
 
@@ -146,7 +147,19 @@ export function readManifest(dataDir: string): Manifest {
   if (!fs.existsSync(file)) {
     throw new Error(`No data build at ${dataDir} (missing manifest.json). Run \`make run\` (it builds the default data while serving) or \`make data\`, or set DATA_DIR.`);
   }
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
+  return parseManifest(file, dataDir);
+}
+
+function parseManifest(file: string, dataDir: string): Manifest {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
+  } catch (err) {
+    throw new Error(`${file} cannot be read as JSON (${err instanceof Error ? err.message : String(err)}): the build is incomplete or damaged; rebuild it.`);
+  }
+  if (typeof manifest !== 'object' || manifest === null || typeof manifest.build_id !== 'string') throw new Error(`${file} has no build_id: it is not a data build's manifest.`);
+  checkFormatVersion(manifest, dataDir);
+  return manifest;
 }
 
 /**
@@ -155,7 +168,7 @@ export function readManifest(dataDir: string): Manifest {
  */
 function readBuildDescription(dataDir: string): Manifest {
   const plan = buildFile.plan(dataDir);
-  if (!fs.existsSync(buildFile.manifest(dataDir)) && fs.existsSync(plan)) return JSON.parse(fs.readFileSync(plan, 'utf8')) as Manifest;
+  if (!fs.existsSync(buildFile.manifest(dataDir)) && fs.existsSync(plan)) return parseManifest(plan, dataDir);
   return readManifest(dataDir);
 }
 

@@ -1,3 +1,4 @@
+import { BUILD_FORMAT_VERSION, countCellFiles } from '../../climate/buildCheck.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -337,10 +338,12 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       datasets,
       dataset_years: allDatasetYears,
       ingested,
+      format_version: BUILD_FORMAT_VERSION,
+      files: countCellFiles(dataDir),
     };
     await replaceFile(path.join(dataDir, 'manifest.json'), (tmp) => fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n'));
 
-    staging.remove();
+    await staging.remove();
     removed = true;
     const summary: IngestSummary = {
       files: files.length,
@@ -371,6 +374,6 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     );
     return summary;
   } finally {
-    if (!removed) staging.close();
+    if (!removed) await staging.close();
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DuckDBDataChunk, DuckDBInstance, FLOAT, INTEGER, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBDataChunk, FLOAT, INTEGER, type DuckDBConnection } from '@duckdb/node-api';
+import { Database } from '../../db/duckdb.js';
 import { CELL_PARQUET } from '../../climate/files.js';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
@@ -42,7 +43,7 @@ export interface Partition {
 export class Staging {
   private constructor(
     readonly file: string,
-    private db: DuckDBInstance,
+    private db: Database,
     readonly conn: DuckDBConnection,
   ) {}
 
@@ -50,9 +51,9 @@ export class Staging {
     const dir = path.join(dataDir, 'ingest-staging');
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${dataset}.duckdb`);
-    let db: DuckDBInstance;
+    let db: Database;
     try {
-      db = await DuckDBInstance.create(file, { threads: '2', memory_limit: '512MB', autoinstall_known_extensions: 'false' });
+      db = await Database.open(file, { threads: '2', memory_limit: '512MB' });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       throw new IngestError(
@@ -218,14 +219,14 @@ export class Staging {
     return this.db.connect();
   }
 
-  close() {
+  async close() {
     this.conn.closeSync();
-    this.db.closeSync();
+    await this.db.close();
   }
 
   /** Removes the staging database once its content is in the partitions. */
-  remove() {
-    this.close();
+  async remove() {
+    await this.close();
     for (const f of [this.file, `${this.file}.wal`]) fs.rmSync(f, { force: true });
   }
 }
