@@ -50,30 +50,8 @@ const buildId = (dir: string) => (JSON.parse(fs.readFileSync(path.join(tmp, dir,
 
 describe('SIGHUP: a new data build without downtime', () => {
   it('switches to the build the symlink names under load, with no failed request, and refuses a bad build', async () => {
-    const port = await freePort();
-    const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, 'server.pid') };
-    const made = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' });
-    const token = made.trim().split('\n').pop()!;
-    server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
-      cwd: ROOT,
-      env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let buffered = '';
-    server.stdout!.on('data', (d: Buffer) => {
-      buffered += d.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const l of lines) if (l.startsWith('{')) logLines.push(JSON.parse(l) as Record<string, unknown>);
-    });
-    const base = `http://127.0.0.1:${port}`;
-    const readyId = async () => {
-      const r = await fetch(`${base}/readyz`).catch(() => undefined);
-      return r?.status === 200 ? ((await r.json()) as { build_id: string }).build_id : undefined;
-    };
-    await until('the server', async () => (await readyId()) !== undefined, 30_000);
-    expect(await readyId()).toBe(buildId('a'));
-    expect(fs.readFileSync(path.join(tmp, 'server.pid'), 'utf8').trim()).toBe(String(server.pid));
+    const { base, token, readyId } = await serve('server.pid', logLines);
+    expect(fs.readFileSync(path.join(tmp, 'server.pid'), 'utf8').trim()).toBe(String(server!.pid));
 
     // What each build answers for one request: its first daily value, and its ETag.
     const url = `${base}/api/climate-data/${NYC}/RCP85/?years=2050`;
@@ -102,7 +80,7 @@ describe('SIGHUP: a new data build without downtime', () => {
     const clients = Array.from({ length: 16 }, client);
     await new Promise((r) => setTimeout(r, 1000));
     repoint('b');
-    process.kill(server.pid!, 'SIGHUP');
+    process.kill(server!.pid!, 'SIGHUP');
     await until('the new build', async () => ((await readyId()) === buildId('b')), 30_000);
     const switched = Date.now();
     await new Promise((r) => setTimeout(r, 1000));
@@ -125,14 +103,14 @@ describe('SIGHUP: a new data build without downtime', () => {
 
     // A folder without a build: refused, the current build keeps answering.
     repoint('empty');
-    process.kill(server.pid!, 'SIGHUP');
+    process.kill(server!.pid!, 'SIGHUP');
     await until('the refusal', async () => (logLines.some((l) => /the new data build was refused/.test(String(l.msg)))), 10_000);
     const refused = logLines.find((l) => /the new data build was refused/.test(String(l.msg)))!;
     expect(String(refused.err)).toMatch(/no complete data build \(no manifest\.json\)/);
     expect(await readyId()).toBe(buildId('b'));
     expect(await ask()).toMatchObject({ status: 200, value: after.value });
 
-    server.kill('SIGTERM');
+    server!.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
     expect(fs.existsSync(path.join(tmp, 'server.pid'))).toBe(false);
   }, 120_000);
@@ -166,19 +144,9 @@ describe('SIGHUP: a new data build without downtime', () => {
       b.damage(dir);
     }
 
-    const port = await freePort();
-    const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, 'server-2.pid') };
     repoint('a');
-    const token = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' }).trim().split('\n').pop()!;
     const lines: Record<string, unknown>[] = [];
-    server = startServer(port, env, lines);
-    const base = `http://127.0.0.1:${port}`;
-    const readyId = async () => {
-      const r = await fetch(`${base}/readyz`).catch(() => undefined);
-      return r?.status === 200 ? ((await r.json()) as { build_id: string }).build_id : undefined;
-    };
-    await until('the server', async () => (await readyId()) !== undefined, 30_000);
-    expect(await readyId()).toBe(buildId('a'));
+    const { base, token, readyId } = await serve('server-2.pid', lines);
 
     const statuses: number[] = [];
     const failures: string[] = [];
@@ -201,7 +169,7 @@ describe('SIGHUP: a new data build without downtime', () => {
       const before = refusals().length;
       const asked = statuses.length;
       repoint(c.target);
-      process.kill(server.pid!, 'SIGHUP');
+      process.kill(server!.pid!, 'SIGHUP');
       await until(`the refusal of ${c.name}`, async () => {
         if (server!.exitCode !== null || server!.signalCode !== null) throw new Error(`the server ended (${server!.exitCode ?? server!.signalCode}) when handed ${c.name}`);
         return refusals().length > before;
@@ -215,15 +183,15 @@ describe('SIGHUP: a new data build without downtime', () => {
     }
     running = false;
     await Promise.all(clients);
-    expect(server.exitCode).toBeNull();
+    expect(server!.exitCode).toBeNull();
     expect(failures).toEqual([]);
     expect(statuses.length).toBeGreaterThan(cases.length * 16);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     // A good build is still taken after all that.
     repoint('b');
-    process.kill(server.pid!, 'SIGHUP');
+    process.kill(server!.pid!, 'SIGHUP');
     await until('build b', async () => (await readyId()) === buildId('b'), 30_000);
-    server.kill('SIGTERM');
+    server!.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
   }, 240_000);
 });
@@ -239,6 +207,26 @@ function rewriteManifest(dir: string, fields: Record<string, unknown>) {
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * Starts the server on the build `current` names (into `server`), with an account that no
+ * throttle stops, and waits until it serves build a.
+ */
+async function serve(pidFile: string, lines: Record<string, unknown>[]) {
+  const port = await freePort();
+  const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, pidFile) };
+  const made = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' });
+  const token = made.trim().split('\n').pop()!;
+  server = startServer(port, env, lines);
+  const base = `http://127.0.0.1:${port}`;
+  const readyId = async () => {
+    const r = await fetch(`${base}/readyz`).catch(() => undefined);
+    return r?.status === 200 ? ((await r.json()) as { build_id: string }).build_id : undefined;
+  };
+  await until('the server', async () => (await readyId()) !== undefined, 30_000);
+  expect(await readyId()).toBe(buildId('a'));
+  return { base, token, readyId };
+}
 
 /** The server as make run starts it, its JSON log lines collected in `lines`. */
 function startServer(port: number, env: NodeJS.ProcessEnv, lines: Record<string, unknown>[]): ChildProcess {
