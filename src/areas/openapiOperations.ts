@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { rawDataQuery } from '../climate/params.js';
-import { dataContent, formatQuery, pathParams, type Operation } from '../http/openapi.js';
+import { dataContent, pathParams, type Operation } from '../http/openapi.js';
 import { indicatorDataFields, polygonal, rawDataFields } from '../http/responseShapes.js';
-import { indicatorQuery } from '../indicators/params.js';
 import type { Catalog } from '../reference/catalog.js';
-import { AREA_AGGS, areaQuery } from './area.js';
+import { AREA_AGGS } from './area.js';
+import { areaQueries } from './routes.js';
 
 const areaCell = z.strictObject({ id: z.int(), lat: z.number(), lon: z.number(), weight: z.number() });
 
@@ -44,7 +43,7 @@ const areaBody = z
 /** GET (region, city or bbox) and POST (a GeoJSON body) of the raw and indicator data over an area. */
 export function areaOperations(catalog: Catalog): Operation[] {
   const p = pathParams(catalog);
-  const { region, city, bbox, area_agg } = areaQuery;
+  const queries = areaQueries(catalog);
   const ops: Operation[] = [];
   for (const kind of ['raw', 'indicator'] as const)
     for (const method of ['get', 'post'] as const) {
@@ -63,7 +62,7 @@ export function areaOperations(catalog: Catalog): Operation[] {
         auth: 'token',
         throttled: true,
         pathParams: raw ? { scenario: p.scenario } : { scenario: p.scenario, indicator_name: p.indicator },
-        query: { ...(raw ? rawDataQuery(catalog) : indicatorQuery(catalog)), ...(posted ? {} : { region, city, bbox }), area_agg, ...formatQuery },
+        query: queries[kind][method],
         ...(posted ? { requestBody: { required: true, content: { 'application/json': { schema: areaBody }, 'application/geo+json': { schema: areaBody } } } } : {}),
         ok: { description: raw ? 'Daily values over the area.' : 'Indicator values over the area.', content: dataContent(raw ? areaRawData : areaIndicatorData) },
         notFound: `Unknown scenario${raw ? '' : ' or indicator'}${posted ? '' : ', region or city (or a city without a boundary)'}, or no cell of the area has data of the dataset.`,

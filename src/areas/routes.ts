@@ -8,14 +8,14 @@ import { dailyDataArrow } from '../climate/rawArrow.js';
 import { dailyDataCsv } from '../climate/rawCsv.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName, type TableLabels } from '../climate/tableLabels.js';
-import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
+import { formatQuery, negotiateFormat, sendPieces, sendTable } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
 import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest } from '../indicators/indicatorData.js';
-import type { Dataset, Scenario } from '../reference/catalog.js';
+import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
 import { queryAreaIndicator } from './areaIndicator.js';
@@ -38,14 +38,31 @@ function areaLabels(req: Request, area: Area, dataset: Dataset, scenario: Scenar
 }
 
 /**
+ * The query parameters of the area endpoints: a GET names its area (region, city or bbox), a POST
+ * sends it as the body (and is refused those three). The routes parse with these shapes and the
+ * OpenAPI operations list them (src/areas/openapiOperations.ts).
+ */
+export function areaQueries(catalog: Catalog) {
+  const { region, city, bbox, area_agg } = areaQuery;
+  const raw = rawDataQuery(catalog);
+  const indicator = indicatorQuery(catalog);
+  return {
+    raw: { get: { ...raw, region, city, bbox, area_agg, ...formatQuery }, post: { ...raw, area_agg, ...formatQuery } },
+    indicator: { get: { ...indicator, region, city, bbox, area_agg, ...formatQuery }, post: { ...indicator, area_agg, ...formatQuery } },
+  };
+}
+
+/**
  * GET and POST /api/climate-data/area/{scenario}/ (daily data) and .../indicator/{name}/ over an
  * area: an ecoregion, a city's boundary, a bbox, or a posted GeoJSON polygon. Mounted before the
  * single-cell routes, whose `{city}` segment would otherwise take `area`.
  */
 export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears, maxAreaVertices, maxAreaCells, clipTimeoutMs }: AreaDeps): Router {
   const router = Router();
-  const indicatorFields = queryFields({ ...indicatorQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
-  const rawFields = queryFields({ ...rawDataQuery(catalog), ...areaQuery }, { blankIsAbsent: true });
+  // Both methods parse with the GET shape: a POST's lacks only region, city and bbox, which areaOfQuery and areaOfBody read.
+  const shapes = areaQueries(catalog);
+  const indicatorFields = queryFields(shapes.indicator.get, { blankIsAbsent: true });
+  const rawFields = queryFields(shapes.raw.get, { blankIsAbsent: true });
   // 10,000 vertices are about 400 KB of GeoJSON; pretty-printed, more.
   const body = express.json({ limit: '4mb', type: ['application/json', 'application/geo+json'] });
 

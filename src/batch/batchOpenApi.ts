@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { MEDIA_TYPES } from '../http/format.js';
 import type { Operation } from '../http/openapi.js';
 import { indicatorDataFields, pointMapCell, rawDataFields } from '../http/responseShapes.js';
-import { NDJSON } from './batchRoutes.js';
+import type { Catalog } from '../reference/catalog.js';
+import { batchQueries, NDJSON } from './batchRoutes.js';
 
 /** The OpenAPI description of the batch operations; src/http/openapi.ts lists them with the others. */
 
@@ -44,13 +46,14 @@ const DESCRIPTION =
   `\`Accept: ${NDJSON}\` streams one result per line as each is computed; format=csv|arrow gives one table with the columns city, lat, lon first. ` +
   'Throttled per account as one request per BATCH_CELLS_PER_REQUEST (default 10) distinct map cells, rounded up; a batch over the remaining budget is refused whole (429).';
 
-/** The two operations, given the pieces the single endpoints' operations are made of. */
-export function batchOperations(p: { scenario: z.ZodType; indicator: z.ZodType }, query: { raw: z.ZodRawShape; indicator: z.ZodRawShape }, formats: Record<string, string>): Operation[] {
+/** The two operations, given the path parameters' schemas of the single endpoints' operations. */
+export function batchOperations(catalog: Catalog, p: { scenario: z.ZodType; indicator: z.ZodType }): Operation[] {
+  const query = batchQueries(catalog);
   const content = (schema: z.ZodType) => ({
-    [formats.json!]: { schema },
+    [MEDIA_TYPES.json]: { schema },
     [NDJSON]: { schema: z.string().meta({ description: 'One results entry per line.' }) },
-    [formats.csv!]: { schema: z.string() },
-    [formats.arrow!]: { schema: z.string().meta({ format: 'binary' }) },
+    [MEDIA_TYPES.csv]: { schema: z.string() },
+    [MEDIA_TYPES.arrow]: { schema: z.string().meta({ format: 'binary' }) },
   });
   const common = {
     method: 'post' as const,

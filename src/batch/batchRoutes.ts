@@ -5,13 +5,14 @@ import { rawColumns, rawDataPlan, rawHead, rawYearMembers, type RawDataPlan } fr
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName } from '../climate/tableLabels.js';
 import { HttpError } from '../http/errors.js';
-import { EXTENSIONS, MEDIA_TYPES, negotiateFormat, type Format } from '../http/format.js';
+import { EXTENSIONS, formatQuery, MEDIA_TYPES, negotiateFormat, type Format } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
 import { dataJson, indicatorHead, indicatorPlan, indicatorRowsOfCells, type IndicatorPlan } from '../indicators/indicatorData.js';
 import { MOST_CELLS, type PeriodStats } from '../indicators/query.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
-import { parseDistance } from '../reference/pointParams.js';
+import type { Catalog } from '../reference/catalog.js';
+import { distanceQuery } from '../reference/pointParams.js';
 import { parseBatchBody } from './batchBody.js';
 import { isResolved, resolvePlace, type PlaceError, type ResolvedPlace } from './batchPlaces.js';
 import { IndicatorArrowBatch, indicatorCsvHeader, indicatorCsvRows, rawCsvHeader, rawCsvRows, RawArrowBatch } from './batchTables.js';
@@ -34,6 +35,18 @@ export const NDJSON = 'application/x-ndjson';
 export const BATCH_BODY_LIMIT = '256kb';
 
 type BatchFormat = Format | 'ndjson';
+
+/**
+ * The query parameters of the two batch endpoints: the single endpoints' at a point (`distance`
+ * applies to the points of the body). The routes parse with these shapes and the OpenAPI operations
+ * list them (src/batch/batchOpenApi.ts).
+ */
+export function batchQueries(catalog: Catalog) {
+  return {
+    raw: { ...rawDataQuery(catalog), ...distanceQuery, ...formatQuery },
+    indicator: { ...indicatorQuery(catalog), ...distanceQuery, ...formatQuery },
+  };
+}
 
 /** `format` wins as on the single endpoints; without it, Accept may also ask for NDJSON. */
 function batchFormat(req: Request): BatchFormat {
@@ -67,8 +80,9 @@ interface BatchKind<T> {
 export function batchRoutes(deps: BatchDeps): Router {
   const { catalog, progress, queries, maxModelYears } = deps;
   const router = Router();
-  const indicatorFields = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
-  const rawFields = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
+  const shapes = batchQueries(catalog);
+  const indicatorFields = queryFields(shapes.indicator, { blankIsAbsent: true });
+  const rawFields = queryFields(shapes.raw, { blankIsAbsent: true });
   const body = express.json({ limit: BATCH_BODY_LIMIT });
   const bodyErrors: ErrorRequestHandler = (err: unknown, _req, _res, next) => {
     if ((err as { type?: string }).type === 'entity.too.large') {
@@ -214,14 +228,14 @@ export function batchRoutes(deps: BatchDeps): Router {
   router.post('/api/climate-data/batch/:scenario/indicator/:name/', body, bodyErrors, async (req: Request, res: Response) => {
     const { query, params, scenario, dataset, places, format } = start(req);
     const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
-    const distance = parseDistance(query);
+    const distance = indicatorFields.distance(query);
     await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), indicatorKind(plan));
   });
 
   router.post('/api/climate-data/batch/:scenario/', body, bodyErrors, async (req: Request, res: Response) => {
     const { query, scenario, dataset, places, format } = start(req);
     const plan = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
-    const distance = parseDistance(query);
+    const distance = rawFields.distance(query);
     await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), rawKind(plan, format));
   });
 

@@ -2,7 +2,7 @@ import { HttpError, notFound } from '../http/errors.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { cityFeatureJson, pointCellFeature } from '../reference/features.js';
 import { cellsNear } from '../reference/mapCellLookup.js';
-import { parseDistance, parsePoint } from '../reference/pointParams.js';
+import { parsePoint } from '../reference/pointParams.js';
 
 /** Where a climate request reads from: the map cell, and how the response names the place. */
 export interface Location {
@@ -26,10 +26,13 @@ export function cityLocation(catalog: Catalog, pk: string | undefined, dataset: 
   return { key: 'city', featureJson: cityFeatureJson(city), cellId };
 }
 
-/** The cell containing the point or, with `distance` (metres), the nearest cell with data within it. */
-export function pointLocation(catalog: Catalog, latText: string | undefined, lonText: string | undefined, query: unknown, dataset: Dataset): Location {
+/**
+ * The cell containing the point or, with `distance` (metres), the nearest cell with data within it.
+ * `distanceOf` is the route's parser of its `distance` parameter, run after lat/lon are checked.
+ */
+export function pointLocation(catalog: Catalog, latText: string | undefined, lonText: string | undefined, distanceOf: (query: unknown) => number, query: unknown, dataset: Dataset): Location {
   const { lat, lon } = parsePoint(latText, lonText);
-  const distance = parseDistance(query);
+  const distance = distanceOf(query);
   const match = cellsNear(catalog, lat, lon, distance, dataset.name)[0];
   if (!match) throw notFound(`No ${dataset.name} data available for point (${latText}, ${lonText})`);
   return {

@@ -2,10 +2,11 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { QueryPool } from '../db/queryPool.js';
 import type { BuildProgress } from './buildProgress.js';
 import { queryFields } from '../http/queryParams.js';
-import { negotiateFormat, sendPieces, sendTable } from '../http/format.js';
+import { formatQuery, negotiateFormat, sendPieces, sendTable } from '../http/format.js';
 import { acceptedEncodings } from '../http/compress.js';
 import { SegmentCache, sendGzipPieces, type Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
+import { distanceQuery } from '../reference/pointParams.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from './location.js';
 import { rawDataQuery } from './params.js';
 import { rawColumns, rawDataPlan, rawHead, rawYearMembers } from './rawDataPlan.js';
@@ -28,14 +29,25 @@ export const request = (req: Request) => ({
   query: req.query as Record<string, unknown>,
 });
 
+/**
+ * The query parameters of the raw data endpoints, for a city and at a point: the routes parse with
+ * these shapes and the OpenAPI operations list them (src/http/openapi.ts), so the two cannot differ.
+ */
+export function rawDataQueries(catalog: Catalog) {
+  const raw = rawDataQuery(catalog);
+  return { city: { ...raw, ...formatQuery }, point: { ...raw, ...distanceQuery, ...formatQuery } };
+}
+
 /** GET /api/climate-data/{city}/{scenario}/ and /api/climate-data/{lat}/{lon}/{scenario}/ */
 export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
   // 32 MB of gzip segments: about 10,000 cell-years of the three variables (3 KB each).
   const segments = new SegmentCache(32 * 1024 * 1024);
-  const q = queryFields(rawDataQuery(catalog), { blankIsAbsent: true });
+  const shapes = rawDataQueries(catalog);
+  const forCity = queryFields(shapes.city, { blankIsAbsent: true });
+  const atPoint = queryFields(shapes.point, { blankIsAbsent: true });
 
-  async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
+  async function send(res: Response, q: typeof forCity, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario) {
     const format = negotiateFormat(res.req);
     const plan = rawDataPlan(catalog, q, query, dataset, scenario, maxModelYears);
     progress.requireCell(dataset.name, location.cellId);
@@ -57,15 +69,15 @@ export function rawDataRoutes({ catalog, progress, queries, throttle, maxModelYe
   router.get('/api/climate-data/:city/:scenario/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
-    await send(res, query, cityLocation(catalog, params.city, dataset), dataset, scenario);
+    const dataset = forCity.dataset(query);
+    await send(res, forCity, query, cityLocation(catalog, params.city, dataset), dataset, scenario);
   });
 
   router.get('/api/climate-data/:lat/:lon/:scenario/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
-    await send(res, query, pointLocation(catalog, params.lat, params.lon, query, dataset), dataset, scenario);
+    const dataset = atPoint.dataset(query);
+    await send(res, atPoint, query, pointLocation(catalog, params.lat, params.lon, atPoint.distance, query, dataset), dataset, scenario);
   });
 
   return router;

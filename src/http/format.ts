@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { badRequest } from './errors.js';
 
 /**
@@ -16,6 +17,21 @@ export const MEDIA_TYPES: Record<Format, string> = {
 
 /** File extensions of downloads; `.arrows` is the registered extension of the Arrow IPC stream format. */
 export const EXTENSIONS: Record<Format, string> = { json: 'json', csv: 'csv', arrow: 'arrows' };
+
+/**
+ * `format` as the endpoints' query shapes list it, for the OpenAPI document; negotiateFormat parses
+ * it (absent, the Accept header chooses, which a zod default cannot say).
+ */
+export const formatQuery = {
+  format: z
+    .enum(FORMATS)
+    .default('json')
+    .meta({
+      description:
+        'Response format: json (the default), csv (one row per day or period) or arrow (an Apache Arrow IPC stream). ' +
+        `Without it, Accept: ${MEDIA_TYPES.csv} or ${MEDIA_TYPES.arrow} chooses the format.`,
+    }),
+};
 
 const BY_MEDIA_TYPE = new Map(FORMATS.map((f) => [MEDIA_TYPES[f], f]));
 const OFFERED = FORMATS.map((f) => MEDIA_TYPES[f]);

@@ -3,22 +3,25 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiOverrideContext, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { batchOperations } from '../batch/batchOpenApi.js';
-import { rawDataQuery } from '../climate/params.js';
+import { rawDataQueries } from '../climate/routes.js';
 import { areaOperations } from '../areas/openapiOperations.js';
 import { ROOT } from '../config.js';
 import { INDICATORS } from '../indicators/metadata.js';
-import { indicatorQuery } from '../indicators/params.js';
+import { indicatorDataQueries } from '../indicators/routes.js';
 import type { Catalog } from '../reference/catalog.js';
 import { cityListQuery, nearestQuery } from '../reference/cityRoutes.js';
 import { historicRangeQuery, namedListQuery } from '../reference/metadataRoutes.js';
 import { distanceQuery, pointPath } from '../reference/pointParams.js';
 import { regionDetailQuery, regionListQuery } from '../reference/regionRoutes.js';
+import { MEDIA_TYPES } from './format.js';
 import { wireType } from './queryParams.js';
 import * as shapes from './responseShapes.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas the routes validate with (query
- * parameters, lat/lon) and the response shapes (responseShapes.ts). OPERATIONS is the one list of
+ * parameters, lat/lon) and the response shapes (responseShapes.ts). An endpoint's query parameters
+ * are the shape its route parses with (rawDataQueries, indicatorDataQueries, batchQueries,
+ * areaQueries); test/openapi-parameters.test.ts probes the handlers for any they read besides. OPERATIONS is the one list of
  * what the app serves; test/openapi.test.ts walks the Express router and fails when a route is
  * missing here or an operation here has no route. A new endpoint is one entry.
  */
@@ -50,22 +53,11 @@ export interface Operation {
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
-/** Output formats of the four climate data endpoints: `format`, or the Accept header. */
-export const DATA_FORMATS = { json: 'application/json', csv: 'text/csv', arrow: 'application/vnd.apache.arrow.stream' } as const;
-export const formatQuery = {
-  format: z
-    .enum(Object.keys(DATA_FORMATS) as [keyof typeof DATA_FORMATS])
-    .default('json')
-    .meta({
-      description:
-        'Response format: json (the default), csv (one row per day or period) or arrow (an Apache Arrow IPC stream). ' +
-        `Without it, Accept: ${DATA_FORMATS.csv} or ${DATA_FORMATS.arrow} chooses the format.`,
-    }),
-};
+/** The 200 content of the climate data endpoints: JSON, or the same values as CSV or Arrow (`format`, or Accept). */
 export const dataContent = (schema: z.ZodType) => ({
   ...json(schema),
-  [DATA_FORMATS.csv]: { schema: z.string() },
-  [DATA_FORMATS.arrow]: { schema: z.string().meta({ format: 'binary' }) },
+  [MEDIA_TYPES.csv]: { schema: z.string() },
+  [MEDIA_TYPES.arrow]: { schema: z.string().meta({ format: 'binary' }) },
 });
 
 /** Documentation-only schemas for path segments the routes look up (a miss is a 404, not a 400). */
@@ -92,8 +84,8 @@ const fieldErrors = z
 /** Every operation the app serves. */
 export function operations(catalog: Catalog): Operation[] {
   const p = pathParams(catalog);
-  const rawQuery = rawDataQuery(catalog);
-  const indQuery = indicatorQuery(catalog);
+  const rawQueries = rawDataQueries(catalog);
+  const indicatorQueries = indicatorDataQueries(catalog);
   const climate = (kind: 'raw' | 'indicator', where: 'city' | 'point'): Operation => {
     const point = where === 'point';
     const raw = kind === 'raw';
@@ -114,7 +106,7 @@ export function operations(catalog: Catalog): Operation[] {
       auth: 'token',
       throttled: true,
       pathParams: raw ? { ...place, scenario: p.scenario } : { ...place, scenario: p.scenario, indicator_name: p.indicator },
-      query: { ...(raw ? rawQuery : indQuery), ...(point ? distanceQuery : {}), ...formatQuery },
+      query: (raw ? rawQueries : indicatorQueries)[where],
       ok: {
         description: raw ? 'Daily values.' : 'Indicator values.',
         content: dataContent(raw ? (point ? shapes.pointRawData : shapes.cityRawData) : point ? shapes.pointIndicatorData : shapes.cityIndicatorData),
@@ -299,7 +291,7 @@ export function operations(catalog: Catalog): Operation[] {
     },
     climate('indicator', 'city'),
     climate('indicator', 'point'),
-    ...batchOperations(p, { raw: { ...rawQuery, ...distanceQuery, ...formatQuery }, indicator: { ...indQuery, ...distanceQuery, ...formatQuery } }, DATA_FORMATS),
+    ...batchOperations(catalog, p),
     ...areaOperations(catalog),
     {
       method: 'get',

@@ -1,10 +1,11 @@
 import { datasetRanges, DEFAULT_DATASET } from '../climate/params.js';
 import { Router, type Response } from 'express';
-import type { Dataset, Scenario } from '../reference/catalog.js';
+import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
+import { distanceQuery } from '../reference/pointParams.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { queryFields } from '../http/queryParams.js';
-import { negotiateFormat, sendTable } from '../http/format.js';
+import { formatQuery, negotiateFormat, sendTable } from '../http/format.js';
 import { safeFileName, tableLabels } from '../climate/tableLabels.js';
 import { indicatorArrow } from './indicatorArrow.js';
 import { indicatorCsv } from './indicatorCsv.js';
@@ -13,10 +14,21 @@ import { indicatorQuery } from './params.js';
 import { indicatorJson } from './registry.js';
 import { INDICATORS } from './metadata.js';
 
+/**
+ * The query parameters of the indicator data endpoints, for a city and at a point: the routes parse
+ * with these shapes and the OpenAPI operations list them (src/http/openapi.ts).
+ */
+export function indicatorDataQueries(catalog: Catalog) {
+  const indicator = indicatorQuery(catalog);
+  return { city: { ...indicator, ...formatQuery }, point: { ...indicator, ...distanceQuery, ...formatQuery } };
+}
+
 /** GET /api/indicator/, /api/indicator/{name}/ and the indicator data endpoints. */
 export function indicatorRoutes({ catalog, progress, queries, throttle, maxModelYears }: ClimateDeps): Router {
   const router = Router();
-  const q = queryFields(indicatorQuery(catalog), { blankIsAbsent: true });
+  const shapes = indicatorDataQueries(catalog);
+  const forCity = queryFields(shapes.city, { blankIsAbsent: true });
+  const atPoint = queryFields(shapes.point, { blankIsAbsent: true });
 
   // The indicator metadata shows the default dataset's defaults (its latest historic range).
   const defaultDataset = catalog.datasetByName.get(DEFAULT_DATASET);
@@ -28,7 +40,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
     res.json(indicatorJson(indicatorOr404(request(req).params.name), ranges));
   });
 
-  async function send(res: Response, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
+  async function send(res: Response, q: typeof forCity, query: Record<string, unknown>, location: Location, dataset: Dataset, scenario: Scenario, name: string | undefined) {
     const format = negotiateFormat(res.req);
     const plan = indicatorPlan(catalog, q, query, dataset, scenario, name, maxModelYears);
     progress.requireCell(dataset.name, location.cellId);
@@ -47,15 +59,15 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
   router.get('/api/climate-data/:city/:scenario/indicator/:name/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
-    await send(res, query, cityLocation(catalog, params.city, dataset), dataset, scenario, params.name);
+    const dataset = forCity.dataset(query);
+    await send(res, forCity, query, cityLocation(catalog, params.city, dataset), dataset, scenario, params.name);
   });
 
   router.get('/api/climate-data/:lat/:lon/:scenario/indicator/:name/', throttle, async (req, res) => {
     const { query, params } = request(req);
     const scenario = scenarioOr404(catalog, params.scenario);
-    const dataset = q.dataset(query);
-    await send(res, query, pointLocation(catalog, params.lat, params.lon, query, dataset), dataset, scenario, params.name);
+    const dataset = atPoint.dataset(query);
+    await send(res, atPoint, query, pointLocation(catalog, params.lat, params.lon, atPoint.distance, query, dataset), dataset, scenario, params.name);
   });
 
   return router;
