@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import type { QueryPool } from '../src/db/queryPool.js';
 import type { Lifecycle } from '../src/http/opsRoutes.js';
 import { redactedUrl } from '../src/http/requestLog.js';
 import { createLogger } from '../src/logger.js';
@@ -15,10 +16,10 @@ const RAW = `/api/climate-data/${NYC}/RCP85/`;
 const PASSWORD = 'test-password';
 
 /** The test app's pieces behind a fresh app whose log lines are kept in memory. */
-function loggedApp(t: TestApp, lifecycle: Lifecycle = { shuttingDown: false }, level: 'info' | 'debug' = 'info') {
+function loggedApp(t: TestApp, lifecycle: Lifecycle = { shuttingDown: false }, level: 'info' | 'debug' = 'info', queries: QueryPool = t.queries) {
   const lines: string[] = [];
   const logger = createLogger(level, { write: (line: string) => void lines.push(line) });
-  const app = createApp({ config: t.config, catalog: t.catalog, queries: t.queries, auth: t.auth, logger, lifecycle });
+  const app = createApp({ config: t.config, catalog: t.catalog, queries, auth: t.auth, logger, lifecycle });
   return { app, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
@@ -47,15 +48,41 @@ describe('GET /healthz and /readyz', () => {
     expect(ready.body).toEqual({ status: 'ready', build_id: t.catalog.manifest.build_id });
   });
 
-  it('readyz answers 503 JSON once a shutdown has started', async () => {
+  it('readyz answers 503 JSON once a shutdown has started, logged as a probe (not an error) and counted as not ready', async () => {
     const lifecycle = { shuttingDown: false };
-    const { app } = loggedApp(t, lifecycle);
+    const { app, records } = loggedApp(t, lifecycle, 'debug');
     expect((await request(app).get('/readyz')).status).toBe(200);
     lifecycle.shuttingDown = true;
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.detail).toMatch(/shutting down/);
     expect((await request(app).get('/healthz')).status).toBe(200);
+    expect(records().slice(0, 2)).toMatchObject([
+      { level: 20, route: '/readyz', status: 200 },
+      { level: 20, msg: 'request', route: '/readyz', status: 503, not_ready: 'shutting_down' },
+    ]);
+    const metrics = (await request(app).get('/metrics')).text;
+    expect(sample(metrics, 'http_not_ready_responses_total', 'route="/readyz",reason="shutting_down"')).toBe(1);
+  });
+
+  it('a fault is still an error line (level 50) and no not-ready answer: a store that fails its queries', async () => {
+    // The pool as it is, except that every query fails as a broken disk or a DuckDB bug would.
+    const failing = new Proxy(t.queries, {
+      get: (target, key) => (key === 'run' ? () => Promise.reject(new Error('simulated I/O failure')) : Reflect.get(target, key, target)),
+    });
+    const { app, records } = loggedApp(t, undefined, 'info', failing);
+    const ready = await request(app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'not ready', detail: expect.stringMatching(/simulated I\/O failure/) });
+    expect((await get(`${RAW}?years=2050`, app)).status).toBe(500);
+    expect(records()).toMatchObject([
+      { level: 50, msg: 'request failed', route: '/readyz', status: 503 },
+      { level: 50, msg: 'request failed', route: '/api/climate-data/:city/:scenario/', status: 500, err: { message: 'simulated I/O failure' } },
+    ]);
+    for (const r of records()) expect(r).not.toHaveProperty('not_ready');
+    const metrics = (await request(app).get('/metrics')).text;
+    expect(metrics).not.toMatch(/^http_not_ready_responses_total\{/m);
+    expect(sample(metrics, 'http_request_duration_seconds_count', 'method="GET",route="/readyz",status="503"')).toBe(1);
   });
 
   it('readyz answers 503 when the data store no longer answers', async () => {

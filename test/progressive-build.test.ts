@@ -4,10 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
 import { buildFile, CELL_TREES } from '../src/climate/files.js';
 import { ROOT } from '../src/config.js';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';
 import { buildDataset, type BuildPlan } from '../src/ingest/build.js';
+import { createLogger } from '../src/logger.js';
 import { TEST_BUILD } from './global-setup.js';
 import { testApp } from './helpers.js';
 
@@ -137,7 +139,8 @@ describe('serving a build while it is written', () => {
       },
     });
     await atPause;
-    const { app, token } = await testApp({ THROTTLE_BURST_RATE: '3/min' }, dir);
+    const t = await testApp({ THROTTLE_BURST_RATE: '3/min' }, dir);
+    const { app, token } = t;
     const auth = { Authorization: `Token ${token}` };
     const [first] = builtCells(dir);
     const waiting = readPlan(dir).cells.filter((c) => !fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id)));
@@ -164,6 +167,26 @@ describe('serving a build while it is written', () => {
     expect((await request(app).get(point).set(auth)).status).toBe(503);
     // 503s are not charged: after five of them, the burst of 3/min still has two requests left.
     for (let i = 0; i < 3; i++) expect((await request(app).get(point).set(auth)).status).toBe(503);
+
+    // Polled through the build, /readyz and the cells not built yet are states, not faults: no
+    // error line (level 50), and their own count in /metrics.
+    const lines: string[] = [];
+    const logged = createApp({ config: t.config, catalog: t.catalog, queries: t.queries, auth: t.auth, logger: createLogger('debug', { write: (l: string) => void lines.push(l) }) });
+    for (let i = 0; i < 3; i++) expect((await request(logged).get('/readyz')).status).toBe(503);
+    expect((await request(logged).get(`${point}indicator/frost_days/`).set(auth)).status).toBe(503);
+    expect((await request(logged).get(point).set(auth)).status).toBe(503);
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toMatchObject([
+      ...Array(3).fill({ level: 20, msg: 'request', route: '/readyz', status: 503, not_ready: 'building' }),
+      { level: 30, msg: 'request', route: '/api/climate-data/:lat/:lon/:scenario/indicator/:name/', status: 503, not_ready: 'building' },
+      { level: 30, msg: 'request', route: '/api/climate-data/:lat/:lon/:scenario/', status: 503, not_ready: 'building' },
+    ]);
+    const metrics = (await request(logged).get('/metrics')).text;
+    expect(metrics).toContain('http_not_ready_responses_total{route="/readyz",reason="building"} 3\n');
+    expect(metrics).toContain('http_not_ready_responses_total{route="/api/climate-data/:lat/:lon/:scenario/indicator/:name/",reason="building"} 1\n');
+    expect(metrics).toContain('http_not_ready_responses_total{route="/api/climate-data/:lat/:lon/:scenario/",reason="building"} 1\n');
+    // They remain 503s in the request histogram.
+    expect(metrics).toContain('http_request_duration_seconds_count{method="GET",route="/readyz",status="503"} 3\n');
 
     release();
     await building;

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueryPool } from '../db/queryPool.js';
 import type { ThrottleStores } from './throttleStore.js';
+import { notReadyReason } from './errors.js';
 import { routePattern } from './requestLog.js';
 
 export interface Metrics {
@@ -75,6 +76,13 @@ export function createMetrics(queries: QueryPool, throttleStores: Pick<ThrottleS
     registers,
   });
 
+  const notReady = new Counter({
+    name: 'http_not_ready_responses_total',
+    help: 'Answers 503 for a state, not a fault: reason="building" (the default data is still being built: /readyz, or a map cell not built yet, with Retry-After) or "shutting_down" (/readyz). They are also in http_request_duration_seconds with status 503; subtract these to alert on faults.',
+    labelNames: ['route', 'reason'] as const,
+    registers,
+  });
+
   queries.observe(({ waitMs, runMs, outcome }) => {
     queryWaitSeconds.observe(waitMs / 1000);
     querySeconds.observe({ outcome }, runMs / 1000);
@@ -85,6 +93,8 @@ export function createMetrics(queries: QueryPool, throttleStores: Pick<ThrottleS
     res.once('finish', () => {
       const labels = { method: req.method, route: routePattern(req) ?? 'none', status: String(res.statusCode) };
       requestSeconds.observe(labels, (performance.now() - start) / 1000);
+      const reason = notReadyReason(res);
+      if (reason) notReady.inc({ route: labels.route, reason });
     });
     next();
   };

@@ -338,7 +338,7 @@ export function operations(catalog: Catalog): Operation[] {
       summary: 'Readiness: not shutting down, and the data store answers a query',
       auth: 'none',
       ok: { description: 'Ready.', content: json(z.object({ status: z.literal('ready') })) },
-      extra: { '503': { description: 'Shutting down, or the data store did not answer.', content: json(z.object({ status: z.string(), detail: z.string() })) } },
+      extra: { '503': { description: 'Shutting down, the default data still being built (status building), or the data store did not answer.', content: json(z.object({ status: z.string(), detail: z.string() })) } },
     },
     {
       method: 'get',

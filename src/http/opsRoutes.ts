@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Response } from 'express';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { markNotReady } from './errors.js';
 import type { Metrics } from './metrics.js';
 
 /** Set by server.ts when a shutdown starts, so that /readyz turns load balancers away first. */
@@ -61,12 +62,15 @@ export function opsRoutes({ queries, progress, lifecycle, metrics, metricsToken,
 
   router.get('/readyz', async (_req, res) => {
     noStore(res);
+    // Building and shutting down are states a probe is meant to see; a store that does not answer is a fault.
     if (lifecycle.shuttingDown) {
+      markNotReady(res, 'shutting_down');
       res.status(503).json({ status: 'shutting down', detail: 'The server is shutting down.' });
       return;
     }
     if (!progress.complete()) {
       const { built, total } = progress.counts();
+      markNotReady(res, 'building');
       res.status(503).json({ status: 'building', detail: progress.describe(), cells_built: built, cells_total: total });
       return;
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AuthenticatedAccount } from '../auth/requireToken.js';
 import type { Logger } from '../logger.js';
+import { notReadyReason } from './errors.js';
 
 /** An incoming X-Request-Id is kept when it is short and plain (it is echoed and logged). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -43,7 +44,7 @@ export function redactedUrl(url: string): string {
 /**
  * Gives every request an id (the client's X-Request-Id when sane, else a UUID), returns it as
  * X-Request-Id, and writes one JSON line per request when it ends: id, method, route, URL, status,
- * duration and account. Headers and bodies are never logged, so neither a token nor a password
+ * duration and account (and `not_ready` for a not-ready 503). Headers and bodies are never logged, so neither a token nor a password
  * can reach the log. A 500's error (kept by the error handler in res.locals.error) goes with it.
  */
 export function requestLog(logger: Logger): RequestHandler {
@@ -69,8 +70,14 @@ export function requestLog(logger: Logger): RequestHandler {
   };
 }
 
+/**
+ * error for a fault (a 5xx other than a not-ready 503); otherwise debug for the probes and info for
+ * the rest. A readiness probe polling through a first build, or clients told to come back when
+ * their cell is built, are the service working as designed: as error lines they buried the faults.
+ */
 function writeLine(logger: Logger, req: Request, res: Response, id: string, ms: number) {
-  const level = res.statusCode >= 500 ? 'error' : PROBE_PATHS.has(req.path) ? 'debug' : 'info';
+  const notReady = notReadyReason(res);
+  const level = res.statusCode >= 500 && notReady === undefined ? 'error' : PROBE_PATHS.has(req.path) ? 'debug' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const account = res.locals.account as AuthenticatedAccount | undefined;
   const error = res.locals.error as unknown;
@@ -82,6 +89,7 @@ function writeLine(logger: Logger, req: Request, res: Response, id: string, ms: 
     status: res.statusCode,
     duration_ms: Math.round(ms * 100) / 100,
     account_id: account?.id ?? null,
+    ...(notReady === undefined ? {} : { not_ready: notReady }),
     ...(res.writableFinished ? {} : { aborted: true }),
     ...(error === undefined ? {} : { err: error }),
   };
