@@ -15,7 +15,8 @@ import { watchPage } from './support/watchedPage.js';
 /**
  * The explorer page (GET /explore/) in headless Chromium against a started server on the suite's
  * data, where only the 3 most populous cities (New York City, Los Angeles, Chicago) have climate
- * data: Boston is found by the search but answers 404, and the main flow uses New York City.
+ * data: Boston is found by the search but has none (the page says so without asking), and the main
+ * flow uses New York City.
  * Requests to anywhere but the server are refused and recorded: the page must work offline.
  */
 const CHROMIUM = '/usr/bin/chromium';
@@ -61,6 +62,9 @@ interface Opened {
   page: Page;
   outside: string[];
   errors: string[];
+  /** Every console error, and every answer of 400 or more ("404 <url>"), since the page opened. */
+  consoleErrors: string[];
+  failed: string[];
 }
 
 /** The page in a new context (its own sessionStorage): other hosts refused and listed, page errors and CSP violations collected. */
@@ -68,11 +72,11 @@ async function openExplorer(query = '', origin = base): Promise<Opened> {
   if (!hasChromium) throw new Error(MISSING);
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 1000 } });
   const page = await context.newPage();
-  const { outside, errors } = await watchPage(page, origin);
+  const watched = await watchPage(page, origin);
   const response = await page.goto(`${origin}/explore/${query}`);
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-  return { page, outside, errors };
+  return { page, ...watched };
 }
 
 async function signIn(page: Page, password = PASSWORD) {
@@ -112,6 +116,16 @@ const chart = (page: Page) => page.getByRole('region', { name: 'Chart' });
 /** The search's answers (the map's dots are buttons named for their cities too). */
 const matches = (page: Page) => page.getByRole('list', { name: 'Matching cities' });
 
+/** The map's dots as drawn on the screen: each city's centre and radius in the page's pixels. */
+async function dotsOnScreen(page: Page): Promise<{ name: string; x: number; y: number; r: number }[]> {
+  return page.locator('#map svg circle').evaluateAll((cs) =>
+    cs.map((c) => {
+      const b = c.getBoundingClientRect();
+      return { name: c.getAttribute('aria-label')!, x: b.x + b.width / 2, y: b.y + b.height / 2, r: b.width / 2 };
+    }),
+  );
+}
+
 async function pickCity(page: Page, search: string, name: RegExp) {
   await page.getByRole('searchbox', { name: 'Search cities' }).fill(search);
   await matches(page).getByRole('button', { name }).click();
@@ -119,16 +133,18 @@ async function pickCity(page: Page, search: string, name: RegExp) {
 
 describe('GET /explore/ in headless Chromium', () => {
   it('signs in, searches, charts frost days per scenario with the API numbers in the table, switches dataset and aggregation, reloads, downloads', async () => {
-    const { page, outside, errors } = await openExplorer();
+    const { page, outside, errors, consoleErrors, failed } = await openExplorer();
     await signIn(page);
     // The token is kept in sessionStorage, not in the address.
     await poll(() => page.evaluate(() => sessionStorage.getItem('climate-explorer-token'))).toBe(t.token);
 
-    // Boston is offered, but the test build has no data for it: the 404 as a sentence, no chart.
+    // Boston is offered, but the test build has no data for it: a sentence, no chart, and no
+    // climate request (each could only answer 404).
     await page.getByRole('searchbox', { name: 'Search cities' }).fill('bost');
     await poll(() => matches(page).getByRole('button', { name: /^Boston, MA/ }).count()).toBe(1);
     await matches(page).getByRole('button', { name: /^Boston, MA/ }).click();
-    await poll(() => chart(page).textContent()).toContain('No NEX-GDDP data available for city 4930956 (Boston, MA).');
+    await poll(() => chart(page).textContent()).toContain('Boston, MA has no climate data in this build');
+    expect(await page.locator('#dataset-help').textContent()).toBe('Boston, MA has no climate data in this build.');
     expect(await chart(page).locator('canvas').count()).toBe(0);
     expect(await page.getByRole('table', { name: 'Data table' }).count()).toBe(0);
 
@@ -179,6 +195,8 @@ describe('GET /explore/ in headless Chromium', () => {
 
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     await page.context().close();
   }, 120_000);
 
@@ -269,12 +287,7 @@ describe('GET /explore/ in headless Chromium', () => {
 
     // A click west of Chicago's dots, where no dot is: the nearest dot on the screen is the
     // nearest city (the projection keeps short distances), and the page picks it.
-    const centres = await dots.evaluateAll((cs) =>
-      cs.map((c) => {
-        const b = c.getBoundingClientRect();
-        return { name: c.getAttribute('aria-label')!, x: b.x + b.width / 2, y: b.y + b.height / 2 };
-      }),
-    );
+    const centres = await dotsOnScreen(page);
     const chicago = centres.find((c) => c.name === 'Chicago, IL')!;
     const click = { x: chicago.x - 40, y: chicago.y };
     const byDistance = [...centres].sort((a, b) => Math.hypot(a.x - click.x, a.y - click.y) - Math.hypot(b.x - click.x, b.y - click.y));
@@ -289,6 +302,29 @@ describe('GET /explore/ in headless Chromium', () => {
     await page.keyboard.press('Enter');
     await poll(() => new URL(page.url()).searchParams.get('city')).toBe('5368361');
     await poll(() => page.locator('#place-current').textContent()).toBe('Los Angeles, CA');
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('says so when the address names a city without data, or one this build lacks, without asking for its climate', async () => {
+    // Boston has no data in this build: a sentence, the map to choose another, no climate request.
+    const boston = await openExplorer('?city=4930956&indicator=frost_days');
+    await signIn(boston.page);
+    await poll(() => chart(boston.page).textContent()).toContain('Boston, MA has no climate data in this build');
+    await poll(() => boston.page.locator('#map svg circle').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    expect(await boston.page.locator('#dataset-help').textContent()).toBe('Boston, MA has no climate data in this build.');
+    expect(boston.failed).toEqual([]);
+    expect(boston.consoleErrors).toEqual([]);
+    await boston.page.context().close();
+
+    // No city 999999999: its own lookup is the only 404; the address drops it and the map is offered.
+    const { page, outside, errors, failed } = await openExplorer('?city=999999999&indicator=frost_days');
+    await signIn(page);
+    await poll(() => page.locator('#place-current').textContent()).toBe('There is no city 999999999 in this build: search for a city or click the map.');
+    await poll(() => page.locator('#map svg circle').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    expect(new URL(page.url()).searchParams.get('city')).toBeNull();
+    expect(failed).toEqual([`404 ${base}/api/city/999999999/`]);
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -409,6 +445,7 @@ describe('GET /explore/ in headless Chromium', () => {
  */
 describe('GET /explore/ for Boston', () => {
   const BOSTON = 4930956;
+  const ARLINGTON = 4929180;
   let boston: TestApp;
   let bostonServer: Server;
   let origin: string;
@@ -445,6 +482,93 @@ describe('GET /explore/ for Boston', () => {
     await poll(() => tableRows(page)).toEqual(expected);
     expect(await chart(page).locator('#chart-title').textContent()).toBe('Frost Days (days), Boston, MA, NEX-GDDP');
     expect(new URL(page.url()).searchParams.get('city')).toBe(String(BOSTON));
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  /**
+   * In this build Boston has NEX-GDDP and LOCA, and its neighbours (Arlington, Cambridge, ...) share
+   * its NEX-GDDP cell but not its smaller LOCA one: NEX-GDDP only. At the map's scale a pixel is
+   * several kilometres, so their dots overlap Boston's.
+   */
+  it('picks the city of the dot clicked, the nearest city between dots, and offers a place only the datasets it has', async () => {
+    const { page, outside, errors, consoleErrors, failed } = await openExplorer('', origin);
+    await signIn(page);
+    const dots = page.locator('#map svg circle');
+    await poll(() => dots.count(), { timeout: 20_000 }).toBeGreaterThan(100);
+    const centres = await dotsOnScreen(page);
+    const bostonDot = centres.find((c) => c.name === 'Boston, MA')!;
+    // Other cities' dots cover the centre of Boston's: the nearest city to that pixel may be any of them.
+    const covering = centres.filter((c) => c !== bostonDot && Math.hypot(c.x - bostonDot.x, c.y - bostonDot.y) < c.r);
+    expect(covering.map((c) => c.name)).toEqual(expect.arrayContaining(['Cambridge, MA', 'Somerville, MA']));
+
+    // A click on Boston's dot, where it is drawn, picks Boston.
+    await page.mouse.click(bostonDot.x, bostonDot.y);
+    await poll(() => page.locator('#place-current').textContent()).toBe('Boston, MA');
+    await poll(() => new URL(page.url()).searchParams.get('city')).toBe(String(BOSTON));
+    await chart(page).locator('canvas').waitFor();
+    expect(await page.locator('#dataset-help').textContent()).toBe('Boston, MA has data in NEX-GDDP and LOCA.');
+
+    // A click between dots picks the city whose dot is nearest: 20 px east of Boston's, where no dot
+    // is drawn, the nearest of the Boston area's dots is not Boston's.
+    const click = { x: bostonDot.x + 20, y: bostonDot.y };
+    const distance = (c: { x: number; y: number }) => Math.hypot(c.x - click.x, c.y - click.y);
+    expect(centres.every((c) => distance(c) > c.r + 1)).toBe(true);
+    const [nearest, second] = [...centres].sort((a, b) => distance(a) - distance(b));
+    // Clearly the nearest, beyond the rounding of the drawn positions.
+    expect(distance(second!) - distance(nearest!)).toBeGreaterThan(0.1);
+    expect(nearest!.name).not.toBe('Boston, MA');
+    await page.mouse.click(click.x, click.y);
+    await poll(() => page.locator('#place-current').textContent()).toBe(nearest!.name);
+    await chart(page).locator('canvas').waitFor();
+
+    // Back on Boston (from the keyboard), on LOCA.
+    await page.locator('#map').getByRole('button', { name: 'Boston, MA', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Boston, MA');
+    await page.getByLabel('Dataset').selectOption('LOCA');
+    const bostonPlace = { origin, city: BOSTON };
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'LOCA', time_aggregation: 'yearly' }, {}, boston.token, bostonPlace));
+
+    // Arlington has no LOCA data: the view moves to NEX-GDDP and says so; LOCA is listed, marked, not selectable.
+    await page.getByRole('searchbox', { name: 'Search cities' }).fill('Arlington');
+    await matches(page).getByRole('button', { name: /^Arlington, MA \(climate data: NEX-GDDP\)$/ }).click();
+    await poll(() => page.locator('#place-current').textContent()).toBe('Arlington, MA');
+    expect(new URL(page.url()).searchParams.get('city')).toBe(String(ARLINGTON));
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
+    expect(await page.getByLabel('Dataset').inputValue()).toBe('NEX-GDDP');
+    expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');
+    expect(await page.locator('#dataset-help').textContent()).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
+    const options = await page.getByLabel('Dataset').locator('option').evaluateAll((os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, disabled: (o as HTMLOptionElement).disabled, text: o.textContent })));
+    expect(options.find((o) => o.value === 'LOCA')).toEqual({ value: 'LOCA', disabled: true, text: 'LOCA (no data for this place)' });
+    expect(options.find((o) => o.value === 'NEX-GDDP')).toEqual({ value: 'NEX-GDDP', disabled: false, text: 'NEX-GDDP' });
+    // The keyboard passes over it: ArrowDown from NEX-GDDP finds no dataset Arlington has.
+    await page.getByLabel('Dataset').focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByLabel('Dataset').inputValue()).toBe('NEX-GDDP');
+
+    // A reload of the address keeps the view, and asks only for what Arlington has.
+    await page.reload();
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
+
+    // No request of the whole flow answered 404 (or any error), and the console stayed clean.
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('moves a shared address onto a dataset the place has, without asking for the one it lacks', async () => {
+    const { page, outside, errors, consoleErrors, failed } = await openExplorer(`?city=${ARLINGTON}&indicator=frost_days&dataset=LOCA`, origin);
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
+    expect(await page.locator('#dataset-help').textContent()).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
+    expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../src/indicators/metadata.js';
+import { nearestDot } from '../web/explorer/map.js';
 import { listedOptions } from '../web/explorer/params.js';
+import { datasetForPlace, placeDatasetsNote } from '../web/explorer/placeDatasets.js';
 import { joinScenarios, periodX } from '../web/explorer/series.js';
 import { datasetScenarios, indicatorPath, queryFromState, shownScenarios, stateFromQuery } from '../web/explorer/state.js';
 import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
@@ -77,5 +79,28 @@ describe('the explorer page modules', () => {
     expect(windowsWithin('2041-2070', 2006, 2100)).toBe('2041-2070');
     expect(yearSpan(['2052', '2050', '2051'])).toEqual([2050, 2052]);
     expect(yearSpan([])).toBeUndefined();
+  });
+
+  it("keeps the view on a dataset the place has, and says which it has", () => {
+    expect(datasetForPlace('LOCA', ['NEX-GDDP', 'LOCA'])).toBe('LOCA');
+    // The place's first, in catalog order.
+    expect(datasetForPlace('LOCA', ['NEX-GDDP', 'NEX-GDDP-CMIP6'])).toBe('NEX-GDDP');
+    expect(datasetForPlace('LOCA', [])).toBeUndefined();
+    expect(placeDatasetsNote('Boston, MA', ['NEX-GDDP', 'LOCA'])).toBe('Boston, MA has data in NEX-GDDP and LOCA.');
+    expect(placeDatasetsNote('New York City, NY', ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'])).toBe('New York City, NY has data in NEX-GDDP, LOCA, NEX-GDDP-CMIP6 and LOCA2.');
+    expect(placeDatasetsNote('Arlington, MA', ['NEX-GDDP'], 'LOCA')).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
+    expect(placeDatasetsNote('Arlington, MA', ['NEX-GDDP'], 'NEX-GDDP')).toBe('Arlington, MA has data in NEX-GDDP only.');
+    expect(placeDatasetsNote('Boston, MA', [], 'NEX-GDDP')).toBe('Boston, MA has no climate data in this build.');
+  });
+
+  it('picks the dot drawn nearest to a click between dots, the one on top on a tie', () => {
+    const dots = [
+      { name: 'a', x: 10, y: 10 },
+      { name: 'b', x: 20, y: 10 },
+      { name: 'c', x: 20, y: 10 },
+    ];
+    expect(nearestDot(dots, 12, 11)?.name).toBe('a');
+    expect(nearestDot(dots, 18, 11)?.name).toBe('c');
+    expect(nearestDot([], 0, 0)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { cityName, citySearch } from './citySearch.js';
 import { dispositionFilename, saveBlob } from './download.js';
 import { renderMap } from './map.js';
 import { ownParams, renderParams } from './params.js';
+import { datasetForPlace, placeDatasetsNote } from './placeDatasets.js';
 import { joinScenarios } from './series.js';
 import { session } from './session.js';
 import { datasetScenarios, indicatorPath, queryFromState, stateFromQuery, type ViewState } from './state.js';
@@ -28,6 +29,7 @@ const el = {
   indicatorDescription: $('indicator-description'),
   params: $('indicator-params'),
   dataset: $<HTMLSelectElement>('dataset'),
+  datasetHelp: $('dataset-help'),
   timeAggregation: $<HTMLSelectElement>('time_aggregation'),
   windowsField: $('windows-field'),
   windows: $<HTMLInputElement>('windows'),
@@ -119,6 +121,12 @@ function renderIndicatorControls(): void {
 }
 
 function renderViewControls(): void {
+  // A dataset the place has no data in stays listed, marked and not selectable.
+  const has = city?.properties.datasets;
+  for (const o of el.dataset.options) {
+    o.disabled = has !== undefined && !has.includes(o.value);
+    o.textContent = o.disabled ? `${o.value} (no data for this place)` : o.value;
+  }
   el.dataset.value = state.dataset;
   const ranges = datasetRanges();
   const offered = ranges.map((r) => String(r.start_year)).join(',');
@@ -143,11 +151,30 @@ function yLabel(indicator: Indicator, units: string): string {
   return `Change in ${indicator.label} from ${range ? `${range.start_year}-${range.end_year}` : state.relative_to} (${units})`;
 }
 
+/** Nothing to draw: the sentence instead of an empty chart (or the previous place's). */
+function clearView(message: string): void {
+  el.chart.removeAttribute('aria-busy');
+  el.chart.replaceChildren();
+  el.table.replaceChildren();
+  el.downloads.hidden = true;
+  el.chartTitle.textContent = '';
+  shown = undefined;
+  el.chartMessage.textContent = message;
+  el.chartMessage.classList.add('error');
+  // The map waits for the first chart, and there is none to wait for.
+  if (!mapShown) showMap();
+}
+
 /** The dataset's scenarios' answers for the view, one request each; the chart and table from those that answered. */
 async function draw(): Promise<void> {
   drawing?.abort();
   if (state.city === undefined) {
     el.chartMessage.textContent = 'Choose a place: search for a city or click the map.';
+    return;
+  }
+  if (city?.properties.datasets.length === 0) {
+    // Every climate request for it would be a 404.
+    clearView(`${cityName(city)} has no climate data in this build: choose a dot on the map, or a city the search lists with climate data.`);
     return;
   }
   const token = session.token();
@@ -191,15 +218,8 @@ async function draw(): Promise<void> {
   const rows = joinScenarios(answers);
   const names = Object.keys(answers);
   if (rows.length === 0) {
-    // Nothing to draw: the sentence instead of an empty chart.
-    el.chart.replaceChildren();
-    el.table.replaceChildren();
-    el.downloads.hidden = true;
-    el.chartTitle.textContent = '';
-    shown = undefined;
     const unique = [...new Set(results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : [])))];
-    el.chartMessage.textContent = unique.length > 0 ? unique.join(' ') : 'The API has no values for this choice of years and aggregation.';
-    el.chartMessage.classList.add('error');
+    clearView(unique.length > 0 ? unique.join(' ') : 'The API has no values for this choice of years and aggregation.');
     return;
   }
   const label = yLabel(indicator, units);
@@ -264,10 +284,28 @@ function showPlace(): void {
     : 'No place chosen yet.';
 }
 
+/**
+ * The place's datasets under the dataset control; a view on a dataset the place lacks moves to one
+ * it has (and says so), so that no request can only answer 404.
+ */
+function fitDatasetToPlace(): void {
+  if (!city) {
+    el.datasetHelp.textContent = '';
+    return;
+  }
+  const has = city.properties.datasets;
+  const from = state.dataset;
+  state.dataset = datasetForPlace(from, has) ?? from;
+  el.datasetHelp.textContent = placeDatasetsNote(cityName(city), has, from);
+  // The historic_range choices and the scenarios follow the dataset.
+  if (state.dataset !== from) renderIndicatorControls();
+}
+
 function choose(picked: CityFeature): void {
   city = picked;
   state.city = picked.id;
   showPlace();
+  fitDatasetToPlace();
   update();
 }
 
@@ -277,32 +315,48 @@ function update(): void {
   void draw();
 }
 
+/** The city of the address; undefined if this build has no such city. */
+function placeOf(id: number, token: string): Promise<CityFeature | undefined> {
+  return apiJson<CityFeature>(`/api/city/${id}/`, token).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err)));
+}
+
 async function start(): Promise<void> {
   const token = session.token();
   if (!token) return showSignIn();
   el.signInSection.hidden = true;
   el.explorer.hidden = false;
   el.signOut.hidden = false;
-  const loading = Promise.all([
+  const metadata = Promise.all([
     apiJson<Indicator[]>('/api/indicator/', token),
     apiJson<Dataset[]>('/api/dataset/', token),
     apiJson<HistoricRange[]>('/api/historic-range/', token),
-    state.city === undefined ? undefined : apiJson<CityFeature>(`/api/city/${state.city}/`, token).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err))),
   ]);
   let applied!: () => void;
   reference = new Promise<void>((resolve) => (applied = resolve));
-  // The view of the address is requested together with the metadata, not after it.
-  const requested = state.city === undefined ? undefined : indicatorPath(state, 'historical');
-  if (requested) void draw();
+  // The view of the address is requested as soon as its place is known, while the rest of the
+  // metadata loads: the place's datasets say whether the view's dataset has data there.
+  let requested: string | undefined;
+  const placed = (state.city === undefined ? Promise.resolve(undefined) : placeOf(state.city, token)).then((place) => {
+    city = place;
+    fitDatasetToPlace();
+    if (state.city === undefined) return;
+    if (!place) {
+      // A shared address from another build: its climate requests could only answer 404.
+      el.placeCurrent.textContent = `There is no city ${state.city} in this build: search for a city or click the map.`;
+      state.city = undefined;
+      return;
+    }
+    showPlace();
+    requested = indicatorPath(state, 'historical');
+    void draw();
+  });
   try {
-    const [list, datasetList, historic, place] = await loading;
+    const [[list, datasetList, historic]] = await Promise.all([metadata, placed]);
     indicators = list;
     datasets = datasetList;
     allRanges = historic;
-    city = place;
     el.indicator.replaceChildren(...indicators.map((i) => option(i.name, i.label)));
     el.dataset.replaceChildren(...datasets.map((d) => option(d.name, d.name)));
-    showPlace();
     renderIndicatorControls();
     renderViewControls();
     writeUrl();
@@ -344,6 +398,7 @@ el.dataset.addEventListener('change', () => {
   state.dataset = el.dataset.value;
   // The historic_range choices and the scenarios follow the dataset.
   renderIndicatorControls();
+  fitDatasetToPlace();
   update();
 });
 el.timeAggregation.addEventListener('change', () => {

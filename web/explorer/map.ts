@@ -26,21 +26,26 @@ export async function citiesWithData(token: string): Promise<CityFeature[]> {
   }
 }
 
-/** Great-circle distance in radians: the nearest city on the sphere, not on the projected map. */
-function distance([lon1, lat1]: [number, number], [lon2, lat2]: [number, number]): number {
-  const r = Math.PI / 180;
-  const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2;
-  return 2 * Math.asin(Math.min(1, Math.sqrt(a)));
+/** A city's dot as drawn, in the map's coordinates. */
+export interface Dot {
+  city: CityFeature;
+  x: number;
+  y: number;
 }
 
-export function nearestCity(cities: CityFeature[], point: [number, number]): CityFeature | undefined {
-  let best: CityFeature | undefined;
+/**
+ * The dot drawn nearest to (x, y), of `dots` in painting order: on a tie the later one, drawn on
+ * top. Measured on the map as the user sees it; over the few pixels between a click and a dot the
+ * equal-area projection keeps distances as on the globe.
+ */
+export function nearestDot<T extends { x: number; y: number }>(dots: readonly T[], x: number, y: number): T | undefined {
+  let best: T | undefined;
   let bestDistance = Infinity;
-  for (const c of cities) {
-    const d = distance(point, c.geometry.coordinates);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
+  for (const d of dots) {
+    const distance = Math.hypot(d.x - x, d.y - y);
+    if (distance <= bestDistance) {
+      best = d;
+      bestDistance = distance;
     }
   }
   return best;
@@ -54,8 +59,9 @@ function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record
 
 /**
  * The map: ecoregion outlines from /api/region/ and the cities with data as dots, in an Albers
- * equal-area projection of the contiguous US. Clicking anywhere picks the nearest city with data;
- * each dot is also a button for the keyboard. Nothing is fetched from other hosts (no tiles).
+ * equal-area projection of the contiguous US. A click on a dot picks that dot's city, a click
+ * between dots the nearest city with data; each dot is also a button for the keyboard. Nothing is
+ * fetched from other hosts (no tiles).
  */
 export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void): Promise<void> {
   const [cities, list] = await Promise.all([
@@ -83,10 +89,15 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), outlines);
 
   const dots = svgElement('g', { class: 'cities' });
-  for (const city of cities) {
+  const dotCity = new WeakMap<Element, CityFeature>();
+  const drawn: Dot[] = [];
+  // Painted from the least to the most populous: where dots overlap (a pixel is several km), the
+  // larger city's dot is the one seen on top, and the one a click on it picks.
+  for (const city of [...cities].sort((a, b) => a.properties.population - b.properties.population)) {
     const p = projection(city.geometry.coordinates);
     if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
-    const dot = svgElement('circle', { cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: 5, tabindex: 0, role: 'button' });
+    const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
+    const dot = svgElement('circle', { cx: x, cy: y, r: 5, tabindex: 0, role: 'button' });
     const name = `${city.properties.name}, ${city.properties.admin}`;
     dot.setAttribute('aria-label', name);
     dot.append(Object.assign(svgElement('title', {}), { textContent: name }));
@@ -96,16 +107,20 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
         pick(city);
       }
     });
+    dotCity.set(dot, city);
+    drawn.push({ city, x, y });
     dots.append(dot);
   }
   svg.append(dots);
   svg.addEventListener('click', (ev) => {
+    // On a dot, the browser's own hit test names the topmost dot drawn under the pointer: its city,
+    // not the nearest city to the pixel, which in a dense area is often a neighbour.
+    const onDot = ev.target instanceof Element ? dotCity.get(ev.target) : undefined;
+    if (onDot) return pick(onDot);
+    // Between dots: the nearest city with data.
     const box = svg.getBoundingClientRect();
-    const x = ((ev.clientX - box.left) / box.width) * WIDTH;
-    const y = ((ev.clientY - box.top) / box.height) * HEIGHT;
-    const lonLat = projection.invert?.([x, y]);
-    const city = lonLat ? nearestCity(cities, lonLat) : undefined;
-    if (city) pick(city);
+    const nearest = nearestDot(drawn, ((ev.clientX - box.left) / box.width) * WIDTH, ((ev.clientY - box.top) / box.height) * HEIGHT);
+    if (nearest) pick(nearest.city);
   });
   container.replaceChildren(svg);
 }
