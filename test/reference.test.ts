@@ -267,12 +267,19 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect(res.body.map((d: { name: string }) => d.name)).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
     const [nex, loca] = res.body;
     // The original's members first, in its order; the new ones after them.
-    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models', 'grid', 'generation', 'scenarios']);
+    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models', 'grid', 'generation', 'scenarios', 'historic_ranges']);
     expect(nex.scenarios).toEqual([
       { name: 'historical', start_year: 1950, end_year: 2005 },
       { name: 'RCP45', start_year: 2006, end_year: 2100 },
       { name: 'RCP85', start_year: 2006, end_year: 2100 },
     ]);
+    // Each dataset's historic ranges as /api/historic-range/?dataset= lists them: 1981-2010 for CMIP6 only.
+    for (const d of res.body as { name: string; historic_ranges: unknown }[]) {
+      const listed = (await get(`/api/historic-range/?dataset=${d.name}`).expect(200)).body.map(({ start_year, end_year }: { start_year: number; end_year: number }) => ({ start_year, end_year }));
+      expect(d.historic_ranges, d.name).toEqual(listed);
+    }
+    expect(nex.historic_ranges.map((r: { start_year: number }) => r.start_year)).toEqual([1951, 1961, 1971]);
+    expect(res.body[2].historic_ranges.at(-1)).toEqual({ start_year: 1981, end_year: 2010 });
     expect(nex.label).toBe('Nasa Earth Exchange Global Daily Downscaled Projections');
     expect(nex.url).toBe('https://nex.nasa.gov/nex/projects/1356/');
     expect(nex.models).toHaveLength(21);
@@ -331,18 +338,22 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect((await get('/api/scenario/?ordering=up').expect(400)).body.detail).toMatch(/^ordering must be 'name' or '-name'/);
   });
 
-  it('lists the historic ranges with the datasets each applies to, filtered by dataset', async () => {
+  it("lists a dataset's historic ranges, the default dataset's without ?dataset=, each with the datasets it applies to", async () => {
     const all = ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2'];
     const res = await get('/api/historic-range/').expect(200);
     expect(res.body).toEqual([
       { start_year: 1951, end_year: 1980, datasets: all },
       { start_year: 1961, end_year: 1990, datasets: all },
       { start_year: 1971, end_year: 2000, datasets: all },
-      { start_year: 1981, end_year: 2010, datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] },
     ]);
+    expect((await get('/api/historic-range/?dataset=NEX-GDDP-CMIP6').expect(200)).body.at(-1)).toEqual({ start_year: 1981, end_year: 2010, datasets: ['NEX-GDDP-CMIP6', 'LOCA2'] });
     const starts = async (q: string) => (await get(`/api/historic-range/?${q}`).expect(200)).body.map((r: { start_year: number }) => r.start_year);
     expect(await starts('dataset=NEX-GDDP')).toEqual([1951, 1961, 1971]);
+    expect(await starts('ordering=-start_year')).toEqual([1971, 1961, 1951]);
     expect(await starts('dataset=LOCA2&ordering=-start_year')).toEqual([1981, 1971, 1961, 1951]);
+    // Reversing one answer leaves the next in order.
+    expect(await starts('dataset=LOCA2')).toEqual([1951, 1961, 1971, 1981]);
+    expect(await starts('')).toEqual([1951, 1961, 1971]);
     expect((await get('/api/historic-range/?dataset=CMIP7').expect(400)).body.detail).toBe("dataset must be one of NEX-GDDP, LOCA, NEX-GDDP-CMIP6, LOCA2; got 'CMIP7'.");
   });
 });

@@ -164,6 +164,16 @@ export function scenarioYears(catalog: Catalog, dataset: Dataset, scenario: Scen
 /** The historic ranges within the dataset's historical years (1981-2010 only for CMIP6). */
 export const datasetRanges = (catalog: Catalog, dataset: Dataset) => catalog.historicRanges.filter((r) => r.datasets.includes(dataset.name));
 
+/**
+ * The ranges of the dataset a request without `dataset` reads (NEX-GDDP): what /api/historic-range/
+ * lists without `dataset`, so that a client that knows only CMIP5 and takes the latest of that
+ * list asks for a range every CMIP5 request accepts.
+ */
+export function defaultDatasetRanges(catalog: Catalog) {
+  const dataset = catalog.datasetByName.get(DEFAULT_DATASET);
+  return dataset ? datasetRanges(catalog, dataset) : catalog.historicRanges;
+}
+
 /** The latest of the ranges: the default historic_range. */
 export const latestRange = <T extends { end_year: number }>(ranges: T[]) => [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
 

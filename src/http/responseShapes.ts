@@ -82,6 +82,9 @@ export const dataset = z
     scenarios: z
       .array(z.strictObject({ name: z.string(), ...years('the scenario in this dataset') }))
       .meta({ description: 'The scenarios of the dataset with their years (historical ends in 2005 for CMIP5, 2014 for CMIP6).' }),
+    historic_ranges: z
+      .array(z.strictObject(years('the range')))
+      .meta({ description: "The dataset's historic ranges, as /api/historic-range/?dataset= lists them (1981-2010 for CMIP6 only)." }),
   })
   .meta({ id: 'ClimateDataset' });
 

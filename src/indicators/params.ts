@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
 import { parsedBy, wireType } from '../http/queryParams.js';
 import type { Catalog, Dataset, HistoricRange } from '../reference/catalog.js';
-import { climateQuery, datasetRanges, DEFAULT_DATASET, latestRange, scenarioYears, single } from '../climate/params.js';
+import { climateQuery, datasetRanges, defaultDatasetRanges, latestRange, scenarioYears, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
@@ -227,8 +227,7 @@ function indicatorParamDoc(name: string): string {
 /** Every indicator-data parameter; the indicator's own ones (threshold, basetemp, ...) apply to some indicators only. */
 export function indicatorQuery(catalog: Catalog) {
   const ranges = catalog.historicRanges;
-  const defaultDataset = catalog.datasetByName.get(DEFAULT_DATASET);
-  const latest = latestRange(defaultDataset ? datasetRanges(catalog, defaultDataset) : ranges);
+  const latest = latestRange(defaultDatasetRanges(catalog));
   const common = (name: string) => INDICATORS[0]!.parameters.find((p) => p.name === name)!.description;
   const allUnits = [...new Set(INDICATORS.flatMap((m) => m.availableUnits))];
   return {

@@ -1,4 +1,4 @@
-import { datasetRanges, DEFAULT_DATASET } from '../climate/params.js';
+import { datasetRanges, defaultDatasetRanges } from '../climate/params.js';
 import { Router, type Response } from 'express';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { distanceQuery } from '../reference/pointParams.js';
@@ -31,8 +31,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
   const atPoint = queryFields(shapes.point, { blankIsAbsent: true });
 
   // The indicator metadata shows the default dataset's defaults (its latest historic range).
-  const defaultDataset = catalog.datasetByName.get(DEFAULT_DATASET);
-  const ranges = defaultDataset ? datasetRanges(catalog, defaultDataset) : catalog.historicRanges;
+  const ranges = defaultDatasetRanges(catalog);
   router.get('/api/indicator/', (_req, res) => {
     res.json(INDICATORS.map((m) => indicatorJson(m, ranges)));
   });

@@ -1,20 +1,10 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
+import { datasetRanges, defaultDatasetRanges } from '../climate/params.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { queryParser, text } from '../http/queryParams.js';
 import type { Catalog, ClimateModel, Dataset, Scenario } from './catalog.js';
 
-// New members go after the original's, so that clients reading those are not disturbed.
-const datasetJson = (d: Dataset) => ({
-  name: d.name,
-  label: d.label,
-  description: d.description,
-  url: d.url,
-  models: d.models,
-  grid: d.grid,
-  generation: d.generation,
-  scenarios: d.scenarios.map((s) => ({ name: s.name, start_year: s.startYear, end_year: s.endYear })),
-});
 const modelJson = (m: ClimateModel) => ({
   name: m.name,
   label: m.label,
@@ -43,7 +33,10 @@ function namedList<T extends { name: string }>(req: Request, items: T[]): T[] {
 export const historicRangeQuery = {
   dataset: text()
     .optional()
-    .meta({ description: 'Only the ranges of this dataset (within its historical years: 1981-2010 is a CMIP6 range), e.g. NEX-GDDP-CMIP6; all ranges when omitted.' }),
+    .meta({
+      description:
+        "The ranges of this dataset (within its historical years: 1981-2010 is a range of the CMIP6 datasets only), e.g. NEX-GDDP-CMIP6. Default: the default dataset's (NEX-GDDP), the three of the original API, so that a client that takes the latest range asks for one that every request without `dataset` accepts.",
+    }),
   ordering: z
     .enum(['start_year', '-start_year'], { error: "must be 'start_year' or '-start_year'" })
     .optional()
@@ -53,6 +46,18 @@ const historicRangeParams = queryParser(historicRangeQuery);
 
 export function metadataRoutes(catalog: Catalog): Router {
   const router = Router();
+  // New members go after the original's, so that clients reading those are not disturbed.
+  const datasetJson = (d: Dataset) => ({
+    name: d.name,
+    label: d.label,
+    description: d.description,
+    url: d.url,
+    models: d.models,
+    grid: d.grid,
+    generation: d.generation,
+    scenarios: d.scenarios.map((s) => ({ name: s.name, start_year: s.startYear, end_year: s.endYear })),
+    historic_ranges: datasetRanges(catalog, d).map((r) => ({ start_year: r.start_year, end_year: r.end_year })),
+  });
   const scenarioJson = (s: Scenario) => ({
     name: s.name,
     label: s.label,
@@ -90,12 +95,12 @@ export function metadataRoutes(catalog: Catalog): Router {
 
   router.get('/api/historic-range/', (req, res) => {
     const q = historicRangeParams(req.query);
-    if (q.dataset !== undefined && !catalog.datasetByName.has(q.dataset)) {
+    const dataset = q.dataset === undefined ? undefined : catalog.datasetByName.get(q.dataset);
+    if (q.dataset !== undefined && !dataset) {
       throw badRequest(`dataset must be one of ${catalog.datasets.map((d) => d.name).join(', ')}; got '${q.dataset}'.`);
     }
-    const ranges = catalog.historicRanges.filter((r) => q.dataset === undefined || r.datasets.includes(q.dataset));
-    if (q.ordering === '-start_year') ranges.reverse();
-    res.json(ranges);
+    const ranges = dataset ? datasetRanges(catalog, dataset) : defaultDatasetRanges(catalog);
+    res.json(q.ordering === '-start_year' ? [...ranges].reverse() : ranges);
   });
 
   return router;

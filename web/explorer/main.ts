@@ -48,7 +48,6 @@ const el = {
 
 let state: ViewState = stateFromQuery(location.search);
 let indicators: Indicator[] = [];
-let allRanges: HistoricRange[] = [];
 let datasets: Dataset[] = [];
 let city: CityFeature | undefined;
 let mapShown = false;
@@ -57,7 +56,7 @@ let drawing: AbortController | undefined;
 let shown: { title: string; scenarios: string[] } | undefined;
 /** Per scenario, the windows its chart, table and CSV were asked for (window aggregation only). */
 let scenarioWindows: Record<string, string> = {};
-/** Settles when start() has put the indicator list, datasets, historic ranges and place into the page (or reported why not). */
+/** Settles when start() has put the indicator list, datasets (with their historic ranges) and place into the page (or reported why not). */
 let reference: Promise<unknown> = Promise.resolve();
 
 function writeUrl(): void {
@@ -95,7 +94,7 @@ function report(err: unknown, where: HTMLElement = el.chartMessage): void {
 
 const currentIndicator = (): Indicator | undefined => indicators.find((i) => i.name === state.indicator);
 /** The historic ranges of the view's dataset (1981-2010 is CMIP6's only). */
-const datasetRanges = (): HistoricRange[] => allRanges.filter((r) => r.datasets.includes(state.dataset));
+const datasetRanges = (): HistoricRange[] => datasets.find((d) => d.name === state.dataset)?.historic_ranges ?? [];
 /** The scenarios of the view's dataset: one request, line and table group each. */
 const scenarios = () => datasetScenarios(state.dataset, datasets.find((d) => d.name === state.dataset)?.scenarios.map((s) => s.name));
 
@@ -147,7 +146,7 @@ function renderViewControls(): void {
 
 function yLabel(indicator: Indicator, units: string): string {
   if (!state.relative_to) return `${indicator.label} (${units})`;
-  const range = allRanges.find((r) => String(r.start_year) === state.relative_to);
+  const range = datasetRanges().find((r) => String(r.start_year) === state.relative_to);
   return `Change in ${indicator.label} from ${range ? `${range.start_year}-${range.end_year}` : state.relative_to} (${units})`;
 }
 
@@ -329,7 +328,6 @@ async function start(): Promise<void> {
   const metadata = Promise.all([
     apiJson<Indicator[]>('/api/indicator/', token),
     apiJson<Dataset[]>('/api/dataset/', token),
-    apiJson<HistoricRange[]>('/api/historic-range/', token),
   ]);
   let applied!: () => void;
   reference = new Promise<void>((resolve) => (applied = resolve));
@@ -351,10 +349,9 @@ async function start(): Promise<void> {
     void draw();
   });
   try {
-    const [[list, datasetList, historic]] = await Promise.all([metadata, placed]);
+    const [[list, datasetList]] = await Promise.all([metadata, placed]);
     indicators = list;
     datasets = datasetList;
-    allRanges = historic;
     el.indicator.replaceChildren(...indicators.map((i) => option(i.name, i.label)));
     el.dataset.replaceChildren(...datasets.map((d) => option(d.name, d.name)));
     renderIndicatorControls();

@@ -29,17 +29,16 @@ export interface Indicator {
   parameters: IndicatorParam[];
 }
 
+export interface HistoricRange {
+  start_year: number;
+  end_year: number;
+}
+
 export interface Dataset {
   name: string;
   label: string;
   scenarios: { name: string; start_year: number; end_year: number }[];
-}
-
-export interface HistoricRange {
-  start_year: number;
-  end_year: number;
-  /** The datasets whose historical years hold the range. */
-  datasets: string[];
+  historic_ranges: HistoricRange[];
 }
 
 /** period label -> statistic -> value; the API leaves out periods without data. */
