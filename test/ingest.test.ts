@@ -146,7 +146,7 @@ describe('make ingest: the sample NetCDF folders through the API', () => {
     expect(twice).toEqual(once);
     expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'manifest.json'), 'utf8')).datasets).toEqual(manifest.datasets);
     expect(fs.existsSync(path.join(dataDir, 'ingest-staging', 'NEX-GDDP.duckdb'))).toBe(false);
-  });
+  }, 120_000);
 });
 
 describe('make ingest: failures', () => {
@@ -249,5 +249,5 @@ describe('make ingest: failures', () => {
     expect(summary.filesResumed).toBe(summary.files);
     const left = fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP', 'RCP85')).filter((f) => f.includes('.tmp-'));
     expect(left).toEqual([]);
-  });
+  }, 120_000);
 });
