@@ -113,6 +113,33 @@ export const historicRange = z
   .strictObject({ ...years('the range'), datasets: z.array(z.string()).meta({ description: 'The datasets whose historical years hold the range.' }) })
   .meta({ id: 'HistoricDateRange' });
 
+export const warmingLevelListing = z
+  .strictObject({
+    levels: z.array(z.string()).meta({ description: 'The levels of warming_level, in °C above the reference period.' }),
+    window_years: z.int().meta({ description: "Years of each model's window." }),
+    reference_period: z.strictObject({ ...years('the reference period') }).meta({ description: 'Warming is measured against this pre-industrial period (but for the models of other_reference_period).' }),
+    source: z
+      .strictObject({ citation: z.string(), doi: z.string(), url: z.string(), licence: z.string(), method: z.string() })
+      .meta({ description: 'Where the windows come from: the IPCC AR6 Atlas tables, with their licence.' }),
+    datasets: z.array(
+      z.strictObject({
+        name: z.string(),
+        other_reference_period: z
+          .array(z.strictObject({ model: z.string(), ...years('its reference period') }))
+          .meta({ description: 'Models measured against a later reference period: their historical runs start after 1850 (CMIP5).' }),
+        scenarios: z.array(
+          z.strictObject({
+            name: z.string(),
+            models: z.int().meta({ description: 'Models of the dataset with a run of the scenario.' }),
+            reaching: z.record(z.string(), z.int()).meta({ description: 'Per level, how many of them reach it by 2100.' }),
+            not_in_table: z.array(z.string()).meta({ description: 'Models the tables do not have for this scenario: at no level.' }),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'WarmingLevels' });
+
 export const indicatorParam = z
   .strictObject({
     name: z.string(),
