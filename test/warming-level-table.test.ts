@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { ROOT } from '../src/config.js';
 import { DATASETS } from '../src/reference/fixtures.js';
 import { testApp, type TestApp } from './helpers.js';
+import { tableRows } from './support/warmingTable.js';
 
 /**
  * The warming-level table of the catalog and GET /api/warming-level/, against the published CSV
@@ -13,35 +12,6 @@ import { testApp, type TestApp } from './helpers.js';
  * (the model's own name, GFDL-CM4's for GFDL-CM4_gr2; CMIP5 1850-1900 unless the model is only in
  * the 1861-1900 table), and every such row is in the catalog.
  */
-
-type CsvRow = { model: string; member: string; exp: string; level: number; start: number; end: number };
-const DIR = path.join(ROOT, 'data', 'sources', 'warming_levels');
-function csv(name: string): CsvRow[] {
-  return fs
-    .readFileSync(path.join(DIR, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() && !l.startsWith('#') && !l.startsWith('model,'))
-    .map((l) => {
-      const [model, member, exp, level, start, end] = l.split(', ');
-      return { model: model!, member: member!, exp: exp!, level: Number(level), start: Number(start), end: Number(end) };
-    });
-}
-const CMIP6 = csv('cmip6_warming_levels_one_ens_1850_1900.csv');
-const CMIP5 = csv('cmip5_warming_levels_one_ens_1850_1900.csv');
-const CMIP5_1861 = csv('cmip5_warming_levels_one_ens_1861_1900.csv');
-
-/** The rows a dataset's model takes in the service's scenario, by the rules the README states. */
-function expectedRows(dataset: string, model: string, scenario: string): (CsvRow & { reference: string })[] {
-  const d = DATASETS.find((x) => x.name === dataset)!;
-  const name = model === 'GFDL-CM4_gr2' ? 'GFDL-CM4' : model;
-  let table = d.generation === 'CMIP6' ? CMIP6 : CMIP5;
-  let reference = '1850-1900';
-  if (d.generation === 'CMIP5' && !CMIP5.some((r) => r.model === name)) {
-    table = CMIP5_1861;
-    reference = '1861-1900';
-  }
-  return table.filter((r) => r.model === name && r.exp === scenario.toLowerCase()).map((r) => ({ ...r, reference }));
-}
 
 let t: TestApp;
 const get = (url: string) => request(t.app).get(url).set('Authorization', `Token ${t.token}`);
@@ -62,12 +32,12 @@ describe('the catalog warming-level table', () => {
     for (const d of DATASETS) {
       for (const scenario of Object.keys(d.years).filter((s) => s !== 'historical')) {
         for (const model of d.runs.filter((r) => r.scenarios.includes(scenario)).map((r) => r.model)) {
-          const want = expectedRows(d.name, model, scenario)
+          const want = tableRows(d.name, model, scenario)
             .map((r) => ({ member: r.member, level: r.level, start: r.start, end: r.end, reference: r.reference }))
             .sort((a, b) => a.level - b.level);
           const got = rows
             .filter((r) => r.dataset === d.name && r.model === model && r.scenario === scenario)
-            .map((r) => ({ member: r.member, level: r.warming_level, start: r.start_year, end: r.end_year, reference: `${r.reference_start}-${r.reference_end}` }))
+            .map((r) => ({ member: r.member, level: r.warming_level as number, start: r.start_year, end: r.end_year, reference: `${r.reference_start}-${r.reference_end}` }))
             .sort((a, b) => a.level - b.level);
           expect(got, `${d.name} ${model} ${scenario}`).toEqual(want);
           expected += want.length;
@@ -104,9 +74,9 @@ describe('GET /api/warming-level/', () => {
         const models = d.runs.filter((r) => r.scenarios.includes(s.name)).map((r) => r.model);
         expect(s.models).toBe(models.length);
         for (const level of ['1.0', '1.5', '2.0', '3.0', '4.0']) {
-          expect(s.reaching[level], `${d.name} ${s.name} ${level}`).toBe(models.filter((m) => expectedRows(d.name, m, s.name).some((r) => r.level === Number(level))).length);
+          expect(s.reaching[level], `${d.name} ${s.name} ${level}`).toBe(models.filter((m) => tableRows(d.name, m, s.name).some((r) => r.level === Number(level))).length);
         }
-        expect(s.not_in_table).toEqual(models.filter((m) => expectedRows(d.name, m, s.name).length === 0));
+        expect(s.not_in_table).toEqual(models.filter((m) => tableRows(d.name, m, s.name).length === 0));
       }
     }
     const nex = res.body.datasets.find((x: { name: string }) => x.name === 'NEX-GDDP');
