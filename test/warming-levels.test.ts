@@ -370,6 +370,22 @@ describe('errors at warming levels', () => {
     expect(await bad('warming_level=2.0', 'historical')).toBe('warming_level needs a scenario that reaches warming levels, one of RCP45, RCP85 for NEX-GDDP; got historical.');
   });
 
+  it('lists per scenario the models whose windows are in this build, which the levels asked for need', async () => {
+    const listing = (await get('/api/warming-level/').expect(200)).body;
+    const d = DATASETS.find((x) => x.name === 'NEX-GDDP')!;
+    const rcp45 = listing.datasets.find((x: { name: string }) => x.name === 'NEX-GDDP').scenarios.find((s: { name: string }) => s.name === 'RCP45');
+    for (const level of ['1.0', '1.5', '2.0', '3.0', '4.0']) {
+      // historical from 1961, RCP4.5 to 2050 in this build.
+      const inData = d.models.filter((m) => {
+        const w = tableWindow('NEX-GDDP', m, 'RCP45', level);
+        return w !== undefined && w.start >= 1961 && w.end <= 2050;
+      });
+      expect(rcp45.reaching_in_data[level], level).toBe(inData.length);
+      expect(rcp45.reaching[level]).toBeGreaterThanOrEqual(inData.length);
+    }
+    expect(rcp45.reaching_in_data).toMatchObject({ '1.0': 19, '1.5': 15, '2.0': 6, '3.0': 0 });
+  });
+
   it('counts 20 years per model and level against MAX_MODEL_YEARS', async () => {
     const small = await testApp({ MAX_MODEL_YEARS: '100' }, inject('warmingDataDir'));
     const res = await request(small.app).get(`/api/climate-data/${NYC}/RCP85/indicator/frost_days/?warming_level=1.0,1.5,2.0&models=CCSM4,GFDL-ESM2G`).set('Authorization', `Token ${small.token}`);

@@ -132,6 +132,9 @@ export const warmingLevelListing = z
             name: z.string(),
             models: z.int().meta({ description: 'Models of the dataset with a run of the scenario.' }),
             reaching: z.record(z.string(), z.int()).meta({ description: 'Per level, how many of them reach it by 2100.' }),
+            reaching_in_data: z
+              .record(z.string(), z.int())
+              .meta({ description: "Per level, how many of them reach it with a window whose years are all in this data build (warming_level answers at a level only with such models; in a complete build, as many as reaching)." }),
             not_in_table: z.array(z.string()).meta({ description: 'Models the tables do not have for this scenario: at no level.' }),
           }),
         ),

@@ -1,7 +1,7 @@
-import { checkDatasetScenario, scenarioModels, scenarioYears, single } from '../climate/params.js';
+import { checkDatasetScenario, scenarioModels, single } from '../climate/params.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import type { Catalog, Dataset, Scenario, WarmingWindow } from '../reference/catalog.js';
-import { futureScenarios, warmingStatus, WARMING_LEVELS, WINDOW_YEARS, type WarmingLevel } from '../reference/warmingLevels.js';
+import { buildYears, futureScenarios, windowInData, warmingStatus, WARMING_LEVELS, WINDOW_YEARS, type WarmingLevel } from '../reference/warmingLevels.js';
 import type { Baseline, TimeAggregation } from './params.js';
 
 /**
@@ -69,18 +69,6 @@ export function checkWarmingParams(query: Record<string, unknown>, levels: Warmi
   }
 }
 
-/** The years of the build a window can draw on: the scenario's and, before them, the historical run's. */
-function buildYears(catalog: Catalog, dataset: Dataset, scenario: string): { scenario: [number, number]; historical?: [number, number] } {
-  const own = scenarioYears(catalog, dataset, catalog.scenarioByName.get(scenario)!);
-  const hist = catalog.scenarioByName.get('historical');
-  return { scenario: own, historical: hist && dataset.scenarios.some((s) => s.name === 'historical') ? scenarioYears(catalog, dataset, hist) : undefined };
-}
-
-/** Whether every year of the window is in the build: the scenario's years and the historical years before them. */
-function covered(w: WarmingWindow, years: ReturnType<typeof buildYears>): boolean {
-  return range(w.start_year, w.end_year).every((y) => (y >= years.scenario[0] && y <= years.scenario[1]) || (years.historical !== undefined && y < years.scenario[0] && y >= years.historical[0] && y <= years.historical[1]));
-}
-
 /**
  * The models of a pooled request: every model of the dataset (`all`), or the ones named, each a
  * model of the dataset; a named model is used in the pooled scenarios it has a run of.
@@ -123,7 +111,7 @@ export function warmingPlan(
       for (const model of models.filter((m) => withRun.has(m))) {
         const status = warmingStatus(catalog, dataset.name, model, s, level);
         if ('missing' in status) misses.push({ level, model, scenario: s, why: status.missing });
-        else if (!covered(status.window, years)) misses.push({ level, model, scenario: s, why: 'outside_data', window: status.window });
+        else if (!windowInData(status.window, years)) misses.push({ level, model, scenario: s, why: 'outside_data', window: status.window });
         else members.push({ level, model, scenario: s, window: status.window });
       }
     }
@@ -176,7 +164,7 @@ function noModelAt(catalog: Catalog, dataset: Dataset, scenarios: string[], mode
       const withRun = new Set(scenarioModels(dataset, catalog.scenarioByName.get(s)!));
       for (const m of models.filter((x) => withRun.has(x))) {
         const status = warmingStatus(catalog, dataset.name, m, s, l);
-        if ('window' in status && covered(status.window, years)) n++;
+        if ('window' in status && windowInData(status.window, years)) n++;
       }
     }
     return [l, n] as const;

@@ -1,3 +1,4 @@
+import { scenarioYears } from '../climate/params.js';
 import type { Catalog, Dataset, WarmingWindow } from './catalog.js';
 
 /**
@@ -53,6 +54,23 @@ export function warmingStatus(catalog: Catalog, dataset: string, model: string, 
   return window ? { window } : { missing: 'not_reached' };
 }
 
+/** The years of the build a window in a scenario can draw on: the scenario's and, before them, the historical run's. */
+export function buildYears(catalog: Catalog, dataset: Dataset, scenario: string): { scenario: [number, number]; historical?: [number, number] } {
+  const own = scenarioYears(catalog, dataset, catalog.scenarioByName.get(scenario)!);
+  const hist = catalog.scenarioByName.get('historical');
+  return { scenario: own, historical: hist && dataset.scenarios.some((s) => s.name === 'historical') ? scenarioYears(catalog, dataset, hist) : undefined };
+}
+
+/** Whether every year of the window is in the build: the scenario's years and the historical years before them. */
+export function windowInData(w: WarmingWindow, years: ReturnType<typeof buildYears>): boolean {
+  for (let y = w.start_year; y <= w.end_year; y++) {
+    const inScenario = y >= years.scenario[0] && y <= years.scenario[1];
+    const inHistorical = years.historical !== undefined && y < years.scenario[0] && y >= years.historical[0] && y <= years.historical[1];
+    if (!inScenario && !inHistorical) return false;
+  }
+  return true;
+}
+
 /** The dataset's scenarios a warming level can be asked in: its future ones. */
 export const futureScenarios = (dataset: Dataset) => dataset.scenarios.map((s) => s.name).filter((s) => s !== 'historical');
 
@@ -75,10 +93,16 @@ export function warmingLevelListing(catalog: Catalog) {
         scenarios: futureScenarios(d).map((scenario) => {
           const models = modelsWith(d, scenario);
           const status = (m: string, level: WarmingLevel) => warmingStatus(catalog, d.name, m, scenario, level);
+          const years = buildYears(catalog, d, scenario);
+          const inData = (m: string, level: WarmingLevel) => {
+            const s = status(m, level);
+            return 'window' in s && windowInData(s.window, years);
+          };
           return {
             name: scenario,
             models: models.length,
             reaching: Object.fromEntries(WARMING_LEVELS.map((level) => [level, models.filter((m) => 'window' in status(m, level)).length])),
+            reaching_in_data: Object.fromEntries(WARMING_LEVELS.map((level) => [level, models.filter((m) => inData(m, level)).length])),
             not_in_table: models.filter((m) => !indexOf(catalog).has(`${d.name}|${m}|${scenario}`)),
           };
         }),
