@@ -25,6 +25,7 @@ import { cityRoutes } from './reference/cityRoutes.js';
 import { mapCellRoutes } from './reference/mapCellRoutes.js';
 import { metadataRoutes } from './reference/metadataRoutes.js';
 import { regionRoutes } from './reference/regionRoutes.js';
+import { warmingLevelRoutes } from './reference/warmingLevelRoutes.js';
 
 export interface AppDeps {
   config: Config;
@@ -82,6 +83,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));
+  app.use(warmingLevelRoutes(catalog));
   const accountLimits = accountThrottles({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
   const throttle = caching.afterThrottle(accountLimits.perRequest);
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
@@ -140,5 +140,91 @@ describe('month_cutting_days', () => {
     expect((await conn.runAndReadAll(`SELECT count(*) AS n FROM month_cutting_days('monthly')`)).getRowObjectsJS()).toEqual([{ n: 0n }]);
     conn.closeSync();
     db.closeSync();
+  });
+});
+
+/**
+ * The session's worked example at a warming level, uncommented, on the build whose years hold the
+ * windows (test/support/warmingBuild.ts): the API's answer at 2 °C, and the model count. Then the
+ * same with other time aggregations, a percent change, and on NEX-GDDP-CMIP6.
+ */
+describe('the DuckDB CLI session at a warming level', () => {
+  let w: TestApp;
+  beforeAll(async () => {
+    w = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, inject('warmingDataDir'));
+  });
+  /** The session with the worked example's lines uncommented (and its own .read instead of the session's). */
+  const workedExample = () => {
+    const lines = CLI_SESSION.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('-- Worked example'));
+    const example = lines.slice(from).filter((l) => l.startsWith('--   ') && !l.startsWith('--   /api/')).map((l) => l.slice(5));
+    expect(example.at(-1)).toBe('.read sql/indicators/frost_days.sql');
+    return lines.filter((l) => !l.startsWith('.read sql/indicators/average_high_temperature.sql')).join('\n').replaceAll("'data/build/", `'${inject('warmingDataDir')}/`) + '\n' + example.join('\n') + '\n';
+  };
+  type Entries = { key: string; value: number }[];
+  type Row = { period: string; stats: { entries: Entries } | Entries; model_count: bigint };
+  /** The CLI rows as the API's data at warming levels: level -> (slot ->) statistics and model_count. */
+  const asData = (rows: Row[]) => {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const r of rows) {
+      const entries = Array.isArray(r.stats) ? r.stats : r.stats.entries;
+      const stats = { ...Object.fromEntries(entries.map((e) => [e.key, e.value])), model_count: Number(r.model_count) };
+      const [level, slot] = r.period.split('/');
+      if (slot === undefined) out[level!] = stats;
+      else (out[level!] ??= {})[slot] = stats;
+    }
+    return out;
+  };
+  const cliRows = async (script: string) => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      return (await runCliScript(conn, script)) as unknown as Row[];
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  };
+  const api = async (path: string) => (await request(w.app).get(path).set('Authorization', `Token ${w.token}`).expect(200)).body;
+
+  it('gives the API answer of frost days at 2 °C against 1971-2000, and the model count', async () => {
+    const rows = await cliRows(workedExample());
+    expect(rows).toHaveLength(1);
+    const body = await api('/api/climate-data/5128581/RCP85/indicator/frost_days/?warming_level=2.0&relative_to=1971&agg=min,max,avg,95th');
+    expect(body.data['2.0'].model_count).toBe(2);
+    expect(asData(rows)).toEqual(body.data);
+  });
+
+  /** More settings after the example's, before its .read. */
+  const beforeRead = (script: string, settings: string) => script.replace(/\n\.read sql\/indicators\/frost_days\.sql\n$/, `\n${settings}\n.read sql/indicators/frost_days.sql\n`);
+  // An offset year also needs its next calendar year read.
+  const offsetYears = (scenario: string, cut: number) =>
+    `SET VARIABLE ${scenario} = (SELECT list(DISTINCT y ORDER BY y) FROM (SELECT y FROM warming_years(getvariable('warming_level')) UNION SELECT y + 1 FROM warming_years(getvariable('warming_level'))) WHERE y ${cut === 2006 ? '>= 2006' : '< 2006'});`;
+  it.each([
+    ['monthly, percent change', "SET VARIABLE time_aggregation = 'monthly';\nSET VARIABLE change = 'percent';", 'time_aggregation=monthly&change=percent&relative_to=1971'],
+    ['offset_yearly, no baseline', `SET VARIABLE time_aggregation = 'offset_yearly';\nSET VARIABLE warming_baseline = NULL::STRUCT(s INTEGER, e INTEGER);\n${offsetYears('years', 2006)}\n${offsetYears('baseline_years', 0)}`, 'time_aggregation=offset_yearly'],
+  ])('%s', async (_, settings, qs) => {
+    const script = beforeRead(workedExample(), settings);
+    expect(script).toContain(settings);
+    const body = await api(`/api/climate-data/5128581/RCP85/indicator/frost_days/?warming_level=2.0&agg=min,max,avg,95th&${qs}`);
+    const data = asData(await cliRows(script));
+    // The service names every month; the session the months some model has a value in (all of them here).
+    expect(data).toEqual(body.data);
+  });
+
+  it('on NEX-GDDP-CMIP6, with windows in the historical run and a 1981-2010 baseline', async () => {
+    const script = workedExample()
+      .replaceAll('/NEX-GDDP/RCP85/', '/NEX-GDDP-CMIP6/ssp245/')
+      .replaceAll('/NEX-GDDP/historical/', '/NEX-GDDP-CMIP6/historical/')
+      .replace("SET VARIABLE warming_dataset = 'NEX-GDDP';", "SET VARIABLE warming_dataset = 'NEX-GDDP-CMIP6';")
+      .replace("SET VARIABLE warming_scenario = 'RCP85';", "SET VARIABLE warming_scenario = 'ssp245';")
+      .replaceAll("SET VARIABLE warming_level = 2.0;", 'SET VARIABLE warming_level = 1.0;')
+      .replaceAll("{'s': 1971, 'e': 2000}", "{'s': 1981, 'e': 2010}")
+      .replaceAll('WHERE y >= 2006', 'WHERE y >= 2015')
+      .replaceAll('range(1971, 2001))) WHERE y < 2006', 'range(1981, 2011))) WHERE y < 2015');
+    expect(script).toContain('range(1981, 2011))) WHERE y < 2015');
+    const body = await api('/api/climate-data/5128581/ssp245/indicator/frost_days/?dataset=NEX-GDDP-CMIP6&warming_level=1.0&relative_to=1981&agg=min,max,avg,95th');
+    expect(body.warming_levels.levels['1.0'].models.some((m: { start_year: number }) => m.start_year < 2000)).toBe(true);
+    expect(asData(await cliRows(script))).toEqual(body.data);
   });
 });

@@ -6,6 +6,7 @@ import { datasetForPlace, placeDatasetsNote } from '../web/explorer/placeDataset
 import { joinScenarios, periodX } from '../web/explorer/series.js';
 import { datasetScenarios, indicatorPath, queryFromState, shownScenarios, stateFromQuery } from '../web/explorer/state.js';
 import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
+import { levelsReached } from '../web/explorer/levels.js';
 
 /** The explorer's browser modules that need no DOM: period placing, the URL state, the parameter choices. */
 describe('the explorer page modules', () => {
@@ -102,5 +103,21 @@ describe('the explorer page modules', () => {
     expect(nearestDot(dots, 12, 11)?.name).toBe('a');
     expect(nearestDot(dots, 18, 11)?.name).toBe('c');
     expect(nearestDot([], 0, 0)).toBeUndefined();
+  });
+
+  it('keeps the warming-level view in the address and asks each scenario for its levels instead of periods', () => {
+    const state = stateFromQuery('city=4887398&view=warming_level&indicator=frost_days&dataset=NEX-GDDP&time_aggregation=yearly&relative_to=1971');
+    expect(state.view).toBe('warming_level');
+    expect(queryFromState(state)).toBe('city=4887398&view=warming_level&indicator=frost_days&dataset=NEX-GDDP&time_aggregation=yearly&relative_to=1971');
+    expect(indicatorPath(state, 'RCP45', 'csv', undefined, '1.0,1.5,2.0')).toBe(
+      '/api/climate-data/4887398/RCP45/indicator/frost_days/?agg=10th%2Cmedian%2C90th&dataset=NEX-GDDP&warming_level=1.0%2C1.5%2C2.0&relative_to=1971&format=csv',
+    );
+    expect(stateFromQuery('view=other').view).toBe('time');
+    const listing = {
+      levels: ['1.0', '1.5', '2.0', '3.0', '4.0'],
+      datasets: [{ name: 'NEX-GDDP', scenarios: [{ name: 'RCP45', reaching_in_data: { '1.0': 19, '1.5': 19, '2.0': 15, '3.0': 4, '4.0': 0 } }] }],
+    };
+    expect(levelsReached(listing, 'NEX-GDDP', 'RCP45')).toEqual(['1.0', '1.5', '2.0', '3.0']);
+    expect(levelsReached(listing, 'NEX-GDDP', 'RCP85')).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { buildExplorer } from '../scripts/build-explorer.js';
+import { WARMING_BUILD } from './support/warmingBuild.js';
 
 /**
  * One small deterministic dataset for the whole suite, made by the same generator as the default
@@ -51,23 +52,35 @@ function inputsHash(): string {
   return hash.digest('hex');
 }
 
-export default async function setup(project: TestProject) {
-  const outDir = path.join(ROOT, '.tmp', 'test-data');
+/** A build of `options` in `outDir`, rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast. */
+async function freshBuild(outDir: string, options: Omit<Parameters<typeof buildDataset>[0], 'outDir' | 'log'>, inputs: string) {
   const stamp = path.join(outDir, 'test-build.json');
-  const wanted = JSON.stringify({ options: { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs: inputsHash() });
-  // Rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast.
+  const wanted = JSON.stringify({ options, inputs });
   const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
   if (!fresh) {
-    await buildDataset({ outDir, ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES, log: () => {} });
+    await buildDataset({ outDir, ...options, log: () => {} });
     fs.writeFileSync(stamp, wanted);
   }
+}
+
+export default async function setup(project: TestProject) {
+  const outDir = path.join(ROOT, '.tmp', 'test-data');
+  // The warming-level tests' build: years that hold their models' windows (test/support/warmingBuild.ts).
+  const warmingDir = path.join(ROOT, '.tmp', 'test-data-warming');
+  const inputs = inputsHash();
+  await Promise.all([
+    freshBuild(outDir, { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs),
+    freshBuild(warmingDir, WARMING_BUILD, inputs),
+  ]);
   // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own).
   await buildExplorer(path.join(ROOT, '.tmp', 'explorer-assets'));
   project.provide('dataDir', outDir);
+  project.provide('warmingDataDir', warmingDir);
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dataDir: string;
+    warmingDataDir: string;
   }
 }

@@ -363,7 +363,7 @@ describe('GET /api/indicator/', () => {
     expect(res.body.variables).toEqual(['tasmax']);
     expect(res.body.available_units).toEqual(['days']);
     expect(res.body.parameters.map((p: { name: string }) => p.name)).toEqual([
-      'agg', 'change', 'custom_time_agg', 'dataset', 'models', 'relative_to', 'threshold', 'threshold_comparator', 'threshold_units', 'time_aggregation', 'units', 'windows', 'years',
+      'agg', 'change', 'custom_time_agg', 'dataset', 'models', 'pool_scenarios', 'relative_to', 'threshold', 'threshold_comparator', 'threshold_units', 'time_aggregation', 'units', 'warming_level', 'windows', 'years',
     ]);
     expect(res.body.parameters.find((p: { name: string }) => p.name === 'threshold')).not.toHaveProperty('default');
     expect(res.body.parameters.find((p: { name: string }) => p.name === 'units').default).toBe('days');

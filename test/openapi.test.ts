@@ -155,6 +155,7 @@ const SAMPLES: Record<string, string> = {
   listScenarios: '/api/scenario/',
   getScenario: '/api/scenario/RCP85/',
   listHistoricRanges: '/api/historic-range/',
+  listWarmingLevels: '/api/warming-level/',
   listRegions: '/api/region/?limit=3',
   getRegion: '/api/region/{region}/',
   listIndicators: '/api/indicator/',

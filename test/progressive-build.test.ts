@@ -55,7 +55,7 @@ describe('in-place build: interrupted and resumed', () => {
     expect(plan.cells.slice(0, 2).map((c) => c.dataset)).toEqual(['NEX-GDDP', 'LOCA']);
     expect(plan.cells.slice(6).map((c) => c.dataset)).toEqual(['NEX-GDDP-CMIP6', 'LOCA2']);
     expect(plan.cells[0]).toMatchObject({ lat: 40.625, lon: -74.125 });
-    expect(fs.readdirSync(path.join(dir, 'catalog')).length).toBe(9);
+    expect(fs.readdirSync(path.join(dir, 'catalog')).length).toBe(10);
     const done = builtCells(dir);
     expect(done.length).toBeGreaterThanOrEqual(2);
     const before = new Map(done.map((c) => [`${c.dataset}:${c.cell_id}`, cellFiles(dir, c.dataset, c.cell_id)]));

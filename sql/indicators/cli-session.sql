@@ -39,5 +39,29 @@ SET VARIABLE percentile = 95;
 SET VARIABLE historic_file = 'data/build/climate/NEX-GDDP/historical/752103.parquet';
 SET VARIABLE historic_start = 1971;
 SET VARIABLE historic_end = 2000;
+-- Warming levels (the API's warming_level): each model's mean over its own 20-year window at a
+-- level, from the catalog's warming-level table (derived from the IPCC AR6 Atlas tables, CC BY-SA
+-- 4.0; one row per dataset, model, scenario and level: SELECT * FROM read_parquet(getvariable('warming_table'))).
+-- warming_level NULL: periods of years as above. Otherwise set years and baseline_years from the
+-- windows (the worked example below), and warming_baseline to relative_to's span or NULL.
+SET VARIABLE warming_table = 'data/build/catalog/warming_level.parquet';
+SET VARIABLE warming_dataset = 'NEX-GDDP';
+SET VARIABLE warming_scenario = 'RCP85';
+SET VARIABLE warming_level = NULL::DOUBLE;
+SET VARIABLE warming_baseline = NULL::STRUCT(s INTEGER, e INTEGER);
+-- Worked example: frost days at 2 °C of global warming under RCP8.5, each model's change against
+-- its own 1971-2000, the API's
+--   /api/climate-data/<city of cell 752103>/RCP85/indicator/frost_days/?warming_level=2.0&relative_to=1971&agg=min,max,avg,95th
+-- (the answer's model_count: how many models reach 2 °C). Uncomment these lines, which replace the
+-- settings above and the .read below:
+--   SET VARIABLE warming_level = 2.0;
+--   SET VARIABLE warming_baseline = {'s': 1971, 'e': 2000};
+--   SET VARIABLE change = 'absolute';
+--   SET VARIABLE models = NULL::VARCHAR[];
+--   SET VARIABLE time_aggregation = 'yearly';
+--   SET VARIABLE units = 'days';
+--   SET VARIABLE years = (SELECT list(y ORDER BY y) FROM warming_years(getvariable('warming_level')) WHERE y >= 2006);
+--   SET VARIABLE baseline_years = (SELECT list(y ORDER BY y) FROM (FROM warming_years(getvariable('warming_level')) UNION SELECT unnest(range(1971, 2001))) WHERE y < 2006);
+--   .read sql/indicators/frost_days.sql
 
 .read sql/indicators/average_high_temperature.sql

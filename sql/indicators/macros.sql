@@ -300,6 +300,7 @@ CREATE OR REPLACE MACRO max_running_sum(x, baseline_years) AS TABLE
 -- statement it is given.
 CREATE OR REPLACE MACRO period_values(per_model) AS TABLE
   FROM query(CASE
+    WHEN getvariable('warming_level') IS NOT NULL THEN 'FROM at_warming_level(''' || per_model || ''')'
     WHEN getvariable('windows') IS NOT NULL THEN 'WITH windowed AS (FROM in_windows(''' || per_model || ''')) FROM period_changes(''windowed'')'
     WHEN getvariable('baseline_years') IS NOT NULL THEN 'FROM period_changes(''' || per_model || ''')'
     ELSE 'SELECT cell, period_label(getvariable(''time_aggregation''), period) AS period, list(value)::DOUBLE[] AS vals
@@ -317,9 +318,11 @@ CREATE OR REPLACE MACRO period_models(per_model) AS TABLE
 
 -- Every template's last step: per_model names the template's table of (cell, period, model, value),
 -- the value in the requested units. Per cell and period, the requested statistics across the
--- models, with the API's period keys (period_values, then across_models).
+-- models, with the API's period keys (period_values, then across_models), and how many models'
+-- values they are taken over.
 CREATE OR REPLACE MACRO period_stats(per_model) AS TABLE
-  SELECT cell, period, across_models(vals, getvariable('aggs')) AS stats FROM period_values(per_model);
+  SELECT cell, period, across_models(vals, getvariable('aggs')) AS stats, len(list_filter(vals, v -> v IS NOT NULL)) AS model_count
+  FROM period_values(per_model);
 
 -- The mean of a list of per-model values (the years of a window, a baseline's periods), summed in
 -- sorted order: favg over the rows combined its parts in an order that varied with the threads'
@@ -371,6 +374,62 @@ CREATE OR REPLACE MACRO period_changes(per_model) AS TABLE
   FROM changes
   GROUP BY cell, id
   ORDER BY cell, id;
+
+-- Warming levels (the API's warming_level), for a DuckDB CLI session (the service takes the same
+-- steps in TypeScript, src/indicators/warmingLevelStats.ts): each model's 20-year window at the
+-- level 'warming_level' in the scenario 'warming_scenario' of the dataset 'warming_dataset', from
+-- the catalog's warming-level table 'warming_table' (catalog/warming_level.parquet, derived from the
+-- IPCC AR6 Atlas tables: CC BY-SA 4.0).
+CREATE OR REPLACE MACRO warming_windows(table_file, dataset_name, scenario_name, level) AS TABLE
+  SELECT model, start_year, end_year FROM read_parquet(table_file)
+  WHERE dataset = dataset_name AND scenario = scenario_name AND warming_level = level;
+
+-- The years of the windows, each once: those of the scenario go in 'years', the others (before the
+-- scenario) in 'baseline_years', whose rows are read from the historical files (negative ids).
+-- The session's windows at 'warming_level' (none when it is NULL). A constant query() would be
+-- bound when the macro is created, before the session sets its variables: the level's argument
+-- defers it to when the statement runs, as request_days's does.
+CREATE OR REPLACE MACRO session_windows(level) AS TABLE
+  FROM query(CASE WHEN level IS NULL
+    THEN 'SELECT NULL::VARCHAR AS model, NULL::INTEGER AS start_year, NULL::INTEGER AS end_year WHERE false'
+    ELSE 'FROM warming_windows(getvariable(''warming_table''), getvariable(''warming_dataset''), getvariable(''warming_scenario''), getvariable(''warming_level''))'
+  END);
+CREATE OR REPLACE MACRO warming_years(level) AS TABLE
+  SELECT DISTINCT unnest(range(start_year, end_year + 1)) AS y FROM session_windows(level);
+
+-- Per cell and slot of the year (month, quarter, custom span; one slot for yearly and offset-yearly
+-- values), the list of the models' values at the warming level: each model's mean over its window's
+-- years (the scenario's rows and, before it, the historical ones), changed with 'change' against
+-- its mean over the years of 'warming_baseline' ({s, e} or NULL; an offset year needs both of its
+-- calendar years there). Periods are labelled level/slot: '2.0', '2.0/03', '2.0/Q1'.
+CREATE OR REPLACE MACRO at_warming_level(per_model) AS TABLE
+  WITH rows AS (
+    SELECT cell, model, period < 0 AS historical, value,
+           abs(period) // slot_modulus(getvariable('time_aggregation')) AS year,
+           CASE WHEN slot_modulus(getvariable('time_aggregation')) = 1 THEN 0 ELSE abs(period) % slot_modulus(getvariable('time_aggregation')) END AS slot
+    FROM query_table(per_model)
+  ),
+  means AS (
+    SELECT r.cell, r.model, r.slot,
+           mean_of(list(r.value) FILTER (WHERE r.year BETWEEN w.start_year AND w.end_year)) AS value,
+           mean_of(list(r.value) FILTER (WHERE r.historical AND r.year BETWEEN getvariable('warming_baseline').s
+                                         AND getvariable('warming_baseline').e - (getvariable('time_aggregation') = 'offset_yearly')::INTEGER)) AS base
+    FROM rows AS r
+    JOIN session_windows(getvariable('warming_level')) AS w USING (model)
+    GROUP BY r.cell, r.model, r.slot
+  ),
+  changes AS (
+    SELECT cell, slot, CASE WHEN getvariable('warming_baseline') IS NULL THEN value
+                            WHEN getvariable('change') = 'absolute' THEN value - base
+                            ELSE 100.0 * (value - base) / nullif(base, 0) END AS value
+    FROM means
+  )
+  SELECT cell, printf('%.1f', getvariable('warming_level')) || CASE getvariable('time_aggregation')
+           WHEN 'monthly' THEN printf('/%02d', slot) WHEN 'custom' THEN printf('/%02d', slot) WHEN 'quarterly' THEN printf('/Q%d', slot) ELSE '' END AS period,
+         coalesce(list(value) FILTER (WHERE value IS NOT NULL), []) AS vals
+  FROM changes
+  GROUP BY cell, slot
+  ORDER BY cell, slot;
 
 -- numpy 1.15 percentile with linear interpolation of sorted values s: s[lo] * (1 - w) + s[hi] * w,
 -- where idx = q / 100 * (n - 1), lo = floor(idx), hi = min(lo + 1, n - 1), w = idx - lo (0-based).

@@ -2,6 +2,7 @@ import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type D
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
+import type { ModelRows } from '../indicators/periodChanges.js';
 import type { AreaAgg } from './area.js';
 
 const AREA_LISTS = ['area_periods', 'area_models', 'area_values'];
@@ -85,6 +86,28 @@ export function combineCells(perCell: Rows[], weights: number[], areaAgg: AreaAg
     }
   });
   if (areaAgg === 'mean') sums.forEach((s, j) => (out.values[j] = s.n > 0 ? s.vw / s.w : null));
+  return out;
+}
+
+/**
+ * Each model's values per period over an area of the request's cells (combineCells), as
+ * period_models gives them for one cell: what warming levels reduce (src/indicators/warmingData.ts).
+ */
+export async function queryAreaModelRows(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<ModelRows> {
+  const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
+  const rows = combineCells(perCell, weights, areaAgg);
+  const out: ModelRows = { models: [], ids: [], vals: [] };
+  const at = new Map<string, number>();
+  rows.models.forEach((model, i) => {
+    let m = at.get(model);
+    if (m === undefined) {
+      at.set(model, (m = out.models.push(model) - 1));
+      out.ids.push([]);
+      out.vals.push([]);
+    }
+    out.ids[m]!.push(rows.periods[i]!);
+    out.vals[m]!.push(rows.values[i]!);
+  });
   return out;
 }
 

@@ -19,6 +19,7 @@ import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
 import { queryAreaIndicator } from './areaIndicator.js';
+import { warmingAreaRows } from '../indicators/warmingData.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 
 export interface AreaDeps extends ClimateDeps {
@@ -88,14 +89,16 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const area = await areaOf(req, dataset, scenario);
 
     let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
-    if (years.length > 0) {
+    if (plan.warming) {
+      rows = await warmingAreaRows(catalog, queries, plan, plan.warming, area.cells, areaAgg);
+    } else if (years.length > 0) {
       // Every cell of the area has data for the scenario (areaOf reads only those).
       const cells = area.cells.map(({ cellId }) => planCellFiles(catalog, plan, cellId, `map cell ${cellId} of this area`)!);
       rows = await queryAreaIndicator(queries, planRequest(plan, cells), area.cells.map((c) => c.weight), areaAgg);
     }
     if (format !== 'json') {
       const labels = areaLabels(req, area, dataset, scenario);
-      const ctx = { labels, indicator: meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models, relativeTo };
+      const ctx = { labels, indicator: meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models, relativeTo, warming: plan.warming };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     res

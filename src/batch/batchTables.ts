@@ -4,9 +4,10 @@ import { dailyDataCsv } from '../climate/rawCsv.js';
 import type { DailyColumns } from '../climate/rawData.js';
 import type { RawDataPlan } from '../climate/rawDataPlan.js';
 import { tableLabels, VARIABLE_UNITS } from '../climate/tableLabels.js';
-import { dateColumn, dictionaryColumn, dictionaryIndices, floatColumn, ipcStream, type Column } from '../http/arrowTable.js';
+import { dateColumn, dictionaryColumn, dictionaryIndices, floatColumn, intColumn, ipcStream, type Column } from '../http/arrowTable.js';
 import { csvLine } from '../http/csv.js';
-import { indicatorCsv } from '../indicators/indicatorCsv.js';
+import { indicatorCsv, scenarioLabel } from '../indicators/indicatorCsv.js';
+import { warmingHeadJson } from '../indicators/warmingJson.js';
 import type { IndicatorPlan } from '../indicators/indicatorData.js';
 import type { PeriodStats } from '../indicators/query.js';
 import type { BatchPlace } from './batchBody.js';
@@ -34,13 +35,13 @@ function ledLines(place: BatchPlace, lines: string[]): string {
 const lines = (csv: string) => csv.split(/(?<=\n)/).filter((l) => l.length > 0);
 
 export function indicatorCsvHeader(plan: IndicatorPlan): string {
-  const ctx = { labels: { location: '', feature: '', dataset: '', scenario: '', fileStem: '' }, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo };
+  const ctx = { labels: { location: '', feature: '', dataset: '', scenario: '', fileStem: '' }, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming };
   return PLACE_COLUMNS.join(',') + ',' + indicatorCsv([], ctx);
 }
 
 export function indicatorCsvRows(plan: IndicatorPlan, resolved: ResolvedPlace, rows: PeriodStats[]): string {
   const labels = tableLabels(resolved.location, plan.dataset, plan.scenario);
-  return ledLines(resolved.place, lines(indicatorCsv(rows, { labels, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo })).slice(1));
+  return ledLines(resolved.place, lines(indicatorCsv(rows, { labels, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming })).slice(1));
 }
 
 export function rawCsvHeader(plan: RawDataPlan): string {
@@ -107,30 +108,41 @@ function nullableInt32(name: string, values: number[]): Column {
   return { field: new Field(name, type, true), data: makeData({ type, length: values.length, data, nullBitmap: nullCount > 0 ? nullBitmap : undefined, nullCount }) as Data };
 }
 
-/** An indicator batch as one Arrow table: the place columns, then the single table's period, statistic, value. */
+/**
+ * An indicator batch as one Arrow table: the place columns, then the single table's period,
+ * statistic, value (at warming levels: warming_level, period, statistic, value, model_count).
+ */
 export class IndicatorArrowBatch {
   private places = new PlaceColumns();
   private periods: string[] = [];
   private periodIndex = new Map<string, number>();
   private stats: string[] = [];
   private statIndex = new Map<string, number>();
+  private levels: string[] = [];
+  private levelIndex = new Map<string, number>();
   private period: number[] = [];
   private statistic: number[] = [];
   private values: number[] = [];
+  private level: number[] = [];
+  private counts: number[] = [];
 
   constructor(private readonly plan: IndicatorPlan) {}
 
   add(resolved: ResolvedPlace, rows: PeriodStats[]) {
     let n = 0;
-    for (const { period, stats } of rows) {
+    for (const { period, stats, level, modelCount } of rows) {
       let pi = this.periodIndex.get(period);
       if (pi === undefined) this.periodIndex.set(period, (pi = this.periods.push(period) - 1));
+      let li = this.levelIndex.get(level ?? '');
+      if (li === undefined) this.levelIndex.set(level ?? '', (li = this.levels.push(level ?? '') - 1));
       for (const [name, value] of stats) {
         let si = this.statIndex.get(name);
         if (si === undefined) this.statIndex.set(name, (si = this.stats.push(name) - 1));
         this.period.push(pi);
         this.statistic.push(si);
         this.values.push(value === null || !Number.isFinite(value) ? NaN : value);
+        this.level.push(li);
+        this.counts.push(modelCount ?? 0);
         n++;
       }
     }
@@ -145,21 +157,26 @@ export class IndicatorArrowBatch {
     const statistic = dictionaryIndices(this.stats.length, n);
     statistic.set(this.statistic);
     const value = nullableFloat64('value', this.values);
+    const level = dictionaryIndices(this.levels.length, n);
+    level.set(this.level);
     return ipcStream(
       [
         ...this.places.columns(),
+        ...(plan.warming ? [dictionaryColumn('warming_level', this.levels, level)] : []),
         dictionaryColumn('period', this.periods, period),
         dictionaryColumn('statistic', this.stats, statistic),
         { field: new Field('value', value.field.type, true, new Map([['units', plan.units]])), data: value.data },
+        ...(plan.warming ? [intColumn('model_count', Int32Array.from(this.counts))] : []),
       ],
       new Map([
         ['dataset', plan.dataset.name],
-        ['scenario', plan.scenario.name],
+        ['scenario', scenarioLabel(plan.scenario.name, plan.warming)],
         ['indicator', plan.meta.name],
         ['time_aggregation', plan.timeAggregation],
         ['units', plan.units],
         ['climate_models', JSON.stringify(plan.models)],
         ...(plan.relativeTo ? [['relative_to', JSON.stringify(plan.relativeTo)] as [string, string]] : []),
+        ...(plan.warming ? [['warming_levels', warmingHeadJson(plan.warming)] as [string, string]] : []),
       ]),
     );
   }

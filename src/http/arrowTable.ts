@@ -51,6 +51,12 @@ export function dateColumn(name: string, days: Int32Array): Column {
   return { field: new Field(name, type, false), data: makeData({ type, length: days.length, data: days }) as Data };
 }
 
+/** int32 values, none null. */
+export function intColumn(name: string, values: Int32Array): Column {
+  const type = new Int32();
+  return { field: new Field(name, type, false), data: makeData({ type, length: values.length, data: values }) as Data };
+}
+
 /** float32 or float64 values; `valid` (one byte per row, 1 = has a value) makes the column nullable. */
 export function floatColumn(name: string, values: Float32Array | Float64Array, metadata: Map<string, string>, valid?: Uint8Array): Column {
   const type = values instanceof Float32Array ? new Float32() : new Float64();

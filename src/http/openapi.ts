@@ -239,6 +239,16 @@ export function operations(catalog: Catalog): Operation[] {
     },
     {
       method: 'get',
+      path: '/api/warming-level/',
+      operationId: 'listWarmingLevels',
+      tag: 'Warming levels',
+      summary: 'The global warming levels, where their windows come from, and how many models reach each',
+      description: 'The levels of the indicators\' warming_level parameter; per dataset and scenario, how many models reach each level (the IPCC AR6 Atlas tables).',
+      auth: 'token',
+      ok: { description: 'Warming levels.', content: json(shapes.warmingLevelListing) },
+    },
+    {
+      method: 'get',
       path: '/api/region/',
       operationId: 'listRegions',
       tag: 'Regions',

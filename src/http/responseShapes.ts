@@ -116,6 +116,36 @@ export const historicRange = z
   .strictObject({ ...years('the range'), datasets: z.array(z.string()).meta({ description: 'The datasets whose historical years hold the range.' }) })
   .meta({ id: 'HistoricDateRange' });
 
+export const warmingLevelListing = z
+  .strictObject({
+    levels: z.array(z.string()).meta({ description: 'The levels of warming_level, in °C above the reference period.' }),
+    window_years: z.int().meta({ description: "Years of each model's window." }),
+    reference_period: z.strictObject({ ...years('the reference period') }).meta({ description: 'Warming is measured against this pre-industrial period (but for the models of other_reference_period).' }),
+    source: z
+      .strictObject({ citation: z.string(), doi: z.string(), url: z.string(), licence: z.string(), method: z.string() })
+      .meta({ description: 'Where the windows come from: the IPCC AR6 Atlas tables, with their licence.' }),
+    datasets: z.array(
+      z.strictObject({
+        name: z.string(),
+        other_reference_period: z
+          .array(z.strictObject({ model: z.string(), ...years('its reference period') }))
+          .meta({ description: 'Models measured against a later reference period: their historical runs start after 1850 (CMIP5).' }),
+        scenarios: z.array(
+          z.strictObject({
+            name: z.string(),
+            models: z.int().meta({ description: 'Models of the dataset with a run of the scenario.' }),
+            reaching: z.record(z.string(), z.int()).meta({ description: 'Per level, how many of them reach it by 2100.' }),
+            reaching_in_data: z
+              .record(z.string(), z.int())
+              .meta({ description: "Per level, how many of them reach it with a window whose years are all in this data build (warming_level answers at a level only with such models; in a complete build, as many as reaching)." }),
+            not_in_table: z.array(z.string()).meta({ description: 'Models the tables do not have for this scenario: at no level.' }),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'WarmingLevels' });
+
 export const indicatorParam = z
   .strictObject({
     name: z.string(),
@@ -175,6 +205,8 @@ export const rawDataFields = {
 export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id: 'CityClimateData' });
 export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFields }).meta({ id: 'PointClimateData' });
 
+const statsOfPeriod = z.record(z.string(), z.number().nullable()).meta({ description: 'Statistic across models -> value (null for none); model_count at warming levels.' });
+
 export const indicatorDataFields = {
   dataset: z.string(),
   scenario: z.string(),
@@ -186,9 +218,37 @@ export const indicatorDataFields = {
     .strictObject({ start_year: z.int(), end_year: z.int(), change: z.enum(['absolute', 'percent']) })
     .optional()
     .meta({ description: 'With relative_to: the baseline years and the kind of change the values are.' }),
+  warming_levels: z
+    .strictObject({
+      pool_scenarios: z.boolean(),
+      scenarios: z.array(z.string()).meta({ description: "The scenarios whose models' windows are used: the requested one, or every future one of the dataset when pooled." }),
+      source: z.string().meta({ description: 'Where the windows come from (the IPCC AR6 Atlas tables), with the licence.' }),
+      levels: z
+        .record(
+          z.string(),
+          z.strictObject({
+            models: z
+              .array(z.strictObject({ model: z.string(), scenario: z.string(), ...years("the model's window"), table_member: z.string(), reference_period: z.string() }))
+              .meta({ description: "The models used at the level, each with its window, the table's member and the reference period of its warming." }),
+            not_reached: z.array(z.strictObject({ model: z.string(), scenario: z.string() })).meta({ description: 'Models that do not reach the level by 2100 in the scenario.' }),
+            not_in_table: z.array(z.strictObject({ model: z.string(), scenario: z.string() })).meta({ description: 'Models the tables do not have for the scenario.' }),
+            outside_data: z
+              .array(z.strictObject({ model: z.string(), scenario: z.string(), ...years("the model's window") }))
+              .meta({ description: "Models whose window's years are not all in this data build." }),
+          }),
+        )
+        .meta({ description: 'Per level, which models were used and which were not, and why.' }),
+    })
+    .optional()
+    .meta({ description: 'With warming_level: the windows of each level. `data` is then keyed by level.' }),
   data: z
-    .record(z.string(), z.record(z.string(), z.number().nullable()))
-    .meta({ description: 'Keyed by period (e.g. 2050, 2050-01, 2050-Q1, 2050-2059); each period by statistic across models (min, max, avg, 95th, ...).' }),
+    .record(z.string(), z.union([statsOfPeriod, z.record(z.string(), statsOfPeriod)]))
+    .meta({
+      description:
+        'Keyed by period (e.g. 2050, 2050-01, 2050-Q1, 2050-2059); each period by statistic across models (min, max, avg, 95th, ...). ' +
+        'With warming_level, keyed by level (2.0): for yearly and offset_yearly the statistics and model_count (how many models they are taken over); ' +
+        'for monthly, quarterly and custom, keyed by month (01), quarter (Q1) or span (01) of the year, each with its statistics and model_count.',
+    }),
 };
 
 export const cityIndicatorData = z.strictObject({ city, ...indicatorDataFields }).meta({ id: 'CityIndicatorData' });

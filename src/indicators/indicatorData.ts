@@ -2,11 +2,15 @@ import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summariesOlderThanService, summaryFile } from '../climate/files.js';
 import { checkCost, parseModels, scenarioModels, scenarioYears, yearsWithin } from '../climate/params.js';
 import type { QueryPool } from '../db/queryPool.js';
-import { HttpError } from '../http/errors.js';
+import { badRequest, HttpError } from '../http/errors.js';
+import { WINDOW_YEARS } from '../reference/warmingLevels.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits, type Baseline, type IndicatorFields, type IndicatorVariables, type Span, type TimeAggregation } from './params.js';
 import { queryIndicator, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
 import { findIndicator } from './registry.js';
+import { warmingDataJson, warmingHeadJson } from './warmingJson.js';
+import { checkWarmingParams, warmingPlan, type WarmingPlan } from './warmingPlan.js';
+import { warmingRowsOfCells } from './warmingData.js';
 
 /**
  * An indicator request split in two: the plan (every parameter checked, the same for any place)
@@ -28,6 +32,8 @@ export interface IndicatorPlan {
   windows: Span[] | undefined;
   relativeTo: Baseline | undefined;
   baselineYears: number[];
+  /** warming_level: each model's window per level, and what to read; then `years` is empty. */
+  warming?: WarmingPlan;
 }
 
 export function indicatorOr404(name: string | undefined): IndicatorMeta {
@@ -38,13 +44,30 @@ export function indicatorOr404(name: string | undefined): IndicatorMeta {
 
 /** Checks the parameters in the order the endpoints always have: the first bad one is the 400 (or 404). */
 export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Record<string, unknown>, dataset: Dataset, scenario: Scenario, name: string | undefined, maxModelYears: number): IndicatorPlan {
-  const models = parseModels(dataset, scenario, q.models(query));
+  const levels = q.warming_level(query);
+  // Pooled, the models are those of every scenario pooled (warmingPlan): not checked against this one alone.
+  const pooled = levels !== undefined && q.pool_scenarios(query);
+  const models = pooled ? [] : parseModels(dataset, scenario, q.models(query));
   const meta = indicatorOr404(name);
   const aggs = q.agg(query);
   const timeAggregation = q.time_aggregation(query);
+  checkWarmingParams(query, levels, timeAggregation);
   const spans = customSpans(timeAggregation, query, q.custom_time_agg);
   const units = parseUnits(meta, q.units(query));
   const vars = parseIndicatorVariables(catalog, dataset, meta, query, q);
+  if (levels !== undefined) {
+    // Refuses `windows` (time_aggregation is not window here); no year is read through it.
+    multiYearWindows(timeAggregation, query, q.windows, [], [0, 0]);
+    const relativeTo = parseBaseline(catalog, dataset, query, q);
+    const warming = warmingPlan(catalog, dataset, scenario, { levels, pooled, models, modelsParam: q.models(query), timeAggregation, baseline: relativeTo });
+    if (warming.modelYears > maxModelYears) {
+      throw badRequest(
+        `This request covers ${warming.modelYears} model-years (${WINDOW_YEARS} per model and level${relativeTo ? ", and the baseline's years per model" : ''}); the limit is ${maxModelYears}. Ask for fewer levels or models${pooled ? ', or leave out pool_scenarios' : ''}.`,
+      );
+    }
+    const used = [...new Set(warming.members.map((m) => m.model))];
+    return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming };
+  }
   const available = scenarioYears(catalog, dataset, scenario);
   const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
   let years = windowYears;
@@ -61,9 +84,11 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
  * A historic range or a baseline needs the cell's historical file: without one, a 404 naming the
  * place ("this map cell", "map cell 123 of this area").
  */
-export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell'): CellFiles | undefined {
-  const { dataset, scenario, meta, relativeTo, vars } = plan;
-  const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
+export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell', scenario = plan.scenario.name): CellFiles | undefined {
+  const { dataset, meta, vars } = plan;
+  // At warming levels the baseline's years are read as those of the historical file (warmingData.ts).
+  const relativeTo = plan.warming ? undefined : plan.relativeTo;
+  const file = climateFile(catalog.dataDir, dataset.name, scenario, cellId);
   if (!file) return undefined;
   if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
   const historical = (what: string) => {
@@ -73,7 +98,7 @@ export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: num
   };
   return {
     file,
-    monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
+    monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario, cellId),
     historicFile: vars.historicRange ? historical(`historic baseline for ${meta.name}`) : undefined,
     baselineFile: relativeTo ? historical('baseline for relative_to') : undefined,
     baselineMonthlyFile: relativeTo ? summaryFile(catalog.dataDir, 'monthly', dataset.name, 'historical', cellId) : undefined,
@@ -104,6 +129,7 @@ export function planRequest(plan: IndicatorPlan, cells: CellFiles[]): IndicatorR
  * missing, so that the other cells still get theirs.
  */
 export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
+  if (plan.warming) return warmingRowsOfCells(catalog, queries, plan, plan.warming, cellIds);
   const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
   if (plan.years.length === 0) return out;
   const asked: { at: number; files: CellFiles }[] = [];
@@ -139,6 +165,7 @@ export function readsEveryModel(plan: IndicatorPlan): boolean {
 
 /** The `data` member of an indicator answer: period -> statistic -> value (null for none). */
 export function dataJson(rows: PeriodStats[]): string {
+  if (rows[0]?.level !== undefined) return warmingDataJson(rows);
   const periods = rows.map(({ period, stats }) => `${JSON.stringify(period)}:{${stats.map(([k, v]) => `${JSON.stringify(k)}:${v === null || !Number.isFinite(v) ? 'null' : String(v)}`).join(',')}}`);
   return `{${periods.join(',')}}`;
 }
@@ -149,6 +176,7 @@ export function indicatorHead(plan: IndicatorPlan, indicatorJson: unknown): stri
     `"dataset":${JSON.stringify(plan.dataset.name)},"scenario":${JSON.stringify(plan.scenario.name)},` +
     `"indicator":${JSON.stringify(indicatorJson)},"climate_models":${JSON.stringify(plan.models)},` +
     `"time_aggregation":${JSON.stringify(plan.timeAggregation)},"units":${JSON.stringify(plan.units)},` +
-    (plan.relativeTo ? `"relative_to":${JSON.stringify(plan.relativeTo)},` : '')
+    (plan.relativeTo ? `"relative_to":${JSON.stringify(plan.relativeTo)},` : '') +
+    (plan.warming ? `"warming_levels":${warmingHeadJson(plan.warming)},` : '')
   );
 }

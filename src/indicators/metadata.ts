@@ -37,6 +37,10 @@ const RELATIVE_TO_DESC =
   "Answer the change against a baseline: the start year of a historic range (e.g. '1971'; see the historic ranges endpoint) or a span 'start:end' of at least 10 years within the historical scenario's years. Each model's baseline is its mean, from the historical data of the same place and dataset, of the same kind of period over the baseline years (the yearly value, or the same month, quarter or custom span); each model's value becomes the change from it (see 'change'), then the statistics are taken across models.";
 const CHANGE_DESC =
   "Used with 'relative_to': 'absolute' (value - baseline, in the requested units) or 'percent' (100 x (value - baseline) / baseline; models whose baseline is 0 are left out). Defaults to 'absolute'.";
+const WARMING_LEVEL_DESC =
+  "Answer at global warming levels instead of years: one or several of 1.0, 1.5, 2.0, 3.0, 4.0 (°C above 1850-1900), comma-separated; not with 'years', 'decadal' or 'window'. Each model's values are its mean over its own 20-year window crossing the level in the scenario (the IPCC AR6 Atlas tables, see the warming levels endpoint; a window that starts before the scenario takes those years from the model's historical run), per month, quarter or custom span of the year for those time aggregations; the statistics are taken across the models that reach the level. The answer is keyed by level and says which models were used with their windows, which did not reach the level and which the tables lack; each value has its model_count.";
+const POOL_SCENARIOS_DESC =
+  "Used with 'warming_level': 'true' pools every future scenario of the dataset, as the IPCC Atlas does (a model counts once per scenario in which it reaches the level); 'false' (the default) uses the requested scenario alone.";
 const UNITS_DESC =
   'Units in which to return the data. Defaults to Imperial units (Fahrenheit for temperature indicators and inches for precipitation).';
 const YEARS_DESC =
@@ -74,6 +78,8 @@ function commonParams(defaultUnits: string): IndicatorParamDoc[] {
     { name: 'relative_to', description: RELATIVE_TO_DESC, required: false },
     { name: 'change', description: CHANGE_DESC, required: false, default: 'absolute' },
     { name: 'windows', description: WINDOWS_DESC, required: false },
+    { name: 'warming_level', description: WARMING_LEVEL_DESC, required: false },
+    { name: 'pool_scenarios', description: POOL_SCENARIOS_DESC, required: false, default: 'false' },
   ];
 }
 

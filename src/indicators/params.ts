@@ -4,6 +4,7 @@ import { parsedBy, wireType } from '../http/queryParams.js';
 import type { Catalog, Dataset, HistoricRange } from '../reference/catalog.js';
 import { climateQuery, datasetRanges, defaultDatasetRanges, latestRange, scenarioYears, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
+import { WARMING_LEVELS, type WarmingLevel } from '../reference/warmingLevels.js';
 
 /**
  * Indicator query parameters, validated into the values the SQL templates read. The zod schemas
@@ -115,6 +116,18 @@ export function multiYearWindows(
   const outside = spans.find((w) => w.e < available[0] || w.s > available[1]);
   if (outside) throw badRequest(`windows: ${outside.s}:${outside.e} has no year within this scenario's years, ${available[0]}-${available[1]}.`);
   return { windows: spans, years: years.filter((y) => spans.some((w) => y >= w.s && y <= w.e)) };
+}
+
+/** `warming_level`: comma-separated levels of WARMING_LEVELS (2 and 2.00 are 2.0), in ascending order; duplicates collapse. */
+export function parseWarmingLevels(value: string): WarmingLevel[] {
+  const out = new Set<WarmingLevel>();
+  for (const text of value.split(',')) {
+    const n = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+    const level = WARMING_LEVELS.find((l) => Number(l) === n);
+    if (!level) throw badRequest(`warming_level accepts a comma-separated list of ${WARMING_LEVELS.join(', ')} (°C of global warming above 1850-1900); got '${text.trim()}'.`);
+    out.add(level);
+  }
+  return WARMING_LEVELS.filter((l) => out.has(l));
 }
 
 export const CHANGES = ['absolute', 'percent'] as const;
@@ -251,6 +264,17 @@ export function indicatorQuery(catalog: Catalog) {
       .string()
       .optional()
       .meta({ description: common('relative_to'), examples: ['1971', '1976:2005'] }),
+    warming_level: z
+      .string()
+      .transform(parsedBy(parseWarmingLevels))
+      .optional()
+      .meta({ description: common('warming_level'), examples: ['2.0', '1.5,2.0,3.0'] }),
+    pool_scenarios: z
+      .enum(['true', 'false'], { error: (iss) => `pool_scenarios must be true or false; got '${String(iss.input)}'.` })
+      .optional()
+      .transform((v) => v === 'true')
+      // No OpenAPI default: it applies only with warming_level (as change with relative_to).
+      .meta({ description: common('pool_scenarios'), override: { enum: ['true', 'false'] } }),
     change: z
       .enum(CHANGES, { error: (iss) => `change must be one of ${CHANGES.join(', ')}; got '${String(iss.input)}'.` })
       .optional()

