@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
-import { writeFixture, type FixtureSpec } from '../test/fixtures/netcdf/fixtures.js';
+import { writeFixture, type FixtureSpec } from '../src/archiveModel/fixtureFiles.js';
 import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 
 const WORK = path.join(ROOT, '.tmp', 'bench-ingest');
