@@ -59,20 +59,28 @@ function coordinate(f: GridFile, dim: string, names: string[], length: number): 
  * The map step of the ingest for one file: reads the target cells' values, chunk by chunk, and
  * stages them in `staged` (written under a temporary name, then renamed). Errors name the file.
  */
-export async function stageFile(file: string, key: SourceKey, staged: string, ctx: ExtractContext): Promise<StagedMeta & { decode: DecodeTimes }> {
+export async function stageFile(file: string, key: SourceKey, staged: string, ctx: ExtractContext): Promise<StagedResult> {
   const fail = (problem: string): never => {
     throw new IngestError(`${file}: ${problem}`);
   };
   if (!fs.existsSync(file)) fail('no such file');
   let f: GridFile;
+  const openedAt = performance.now();
+  let opened = 0;
   try {
     f = await openGridFile(file);
+    opened = (performance.now() - openedAt) / 1000;
   } catch (err) {
     if (err instanceof IngestError) throw err;
     return fail(`cannot be read as NetCDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    return readInto(f, extractFrom(f, file, ctx, fail), key, staged, ctx);
+    const t0 = performance.now();
+    const reading = extractFrom(f, file, ctx, fail);
+    const metadata = (performance.now() - t0) / 1000 + opened;
+    const out = readInto(f, reading, key, staged, ctx);
+    out.seconds.metadata = metadata;
+    return out;
   } catch (err) {
     if (err instanceof IngestError) throw err;
     return fail(err instanceof Error ? err.message : String(err));
@@ -80,6 +88,22 @@ export async function stageFile(file: string, key: SourceKey, staged: string, ct
     f.close();
   }
 }
+
+/** A staged file's description, and where the time went (wall seconds). */
+export type StagedResult = StagedMeta & {
+  /** Inside the block reads of NetCDF-4 chunks read natively. */
+  decode: DecodeTimes;
+  seconds: {
+    /** Opening the file, its names, attributes, coordinates and dates (and the chunk index when first read). */
+    metadata: number;
+    /** Reading blocks of values (decode's steps for NetCDF-4 chunks). */
+    blocks: number;
+    /** Values to storage units, fill values to NaN, into each cell's series. */
+    cells: number;
+    /** Writing the staged file. */
+    write: number;
+  };
+};
 
 /** What a file holds and where the target cells are in it, once its names, axes and dates are checked. */
 interface FileReading {
@@ -100,7 +124,14 @@ interface FileReading {
  * time chunks) and stages them. Each block reads every group of cells over its days, so each
  * chunk is decoded once.
  */
-function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, ctx: ExtractContext): StagedMeta & { decode: DecodeTimes } {
+function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, ctx: ExtractContext): StagedResult {
+  const seconds = { metadata: 0, blocks: 0, cells: 0, write: 0 };
+  let clock = performance.now();
+  const lap = (step: keyof typeof seconds) => {
+    const now = performance.now();
+    seconds[step] += (now - clock) / 1000;
+    clock = now;
+  };
   const nt = r.days.length;
   const n = r.targets.length;
   const ct = r.v.chunks ? r.v.chunks[0]! : 1;
@@ -121,7 +152,9 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
       for (const g of groups) {
         const [gi, gj] = [g.i[1] - g.i[0], g.j[1] - g.j[0]];
         for (const [s0, s1] of timeSpans(g, [t0, t1], r.v.chunks)) {
+          lap('cells');
           const data = f.readBlock(r.variable, [s0, s1], g.i, g.j);
+          lap('blocks');
           valuesDecoded += data.length;
           const plane = gi * gj;
           for (const c of g.cells) {
@@ -138,8 +171,10 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
           }
         }
       }
+      lap('cells');
       if (bd === nt) single = values;
       else writer.block(t0, t1, values);
+      lap('write');
     }
     const cellIds = Int32Array.from(r.targets, (c) => c.cellId);
     let cells = cellIds;
@@ -173,7 +208,8 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
       reader: f instanceof Hdf5File ? f.valueReader : 'netcdf3',
     };
     writer.finish(cells, flags, emptyCells, meta);
-    return { ...meta, blocks: [], cellCount: cells.length, cellsOffset: 0, emptyCount: emptyCells.length, decode: f instanceof Hdf5File ? f.decodeTimes() : newDecodeTimes() };
+    lap('write');
+    return { ...meta, blocks: [], cellCount: cells.length, cellsOffset: 0, emptyCount: emptyCells.length, decode: f instanceof Hdf5File ? f.decodeTimes() : newDecodeTimes(), seconds };
   } catch (err) {
     writer.abort();
     throw err;
