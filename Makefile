@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak bench-explorer
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak bench-explorer archive-model
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -27,7 +27,8 @@ help:
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-explorer - the explorer page's weight and time from sign-in to first chart (Chromium)"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
-	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] - read NetCDF files into DATA_DIR"
+	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
+	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
 # npm ci only when the lockfile changed since the last install.
 $(STAMP): package-lock.json
@@ -86,7 +87,12 @@ bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
 ingest: setup
-	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)"
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+
+# A scale model of the publishers' archives (src/archiveModel/archive.ts), for make ingest and the benchmarks.
+ARCHIVE_DIR ?= .tmp/archive
+archive-model: $(STAMP)
+	$(TSX) scripts/archive-model.ts --dir="$(ARCHIVE_DIR)" --dataset="$(DATASET)" --models="$(MODELS)" --scenarios="$(SCENARIOS)" --years="$(YEARS)" --variables="$(VARIABLES)" --bbox="$(BBOX)" --chunks="$(CHUNKS)"
 
 bench-ingest: $(STAMP)
 	$(TSX) bench/ingest.ts

@@ -1,19 +1,20 @@
--- One rebuilt partition (dataset, $scenario, $cell): the previous rows, with every (model, date,
+-- One rebuilt partition (dataset, scenario, cell): the previous rows, with every (model, date,
 -- variable) the ingested files cover replaced by the files' value (NULL where a file has none).
--- Where two files cover the same value, the one staged last wins. Rows left with no value at all
--- (a 365-day model's Feb 29, a sea cell) are dropped: no row for days a model lacks.
+-- work.fresh holds the files' merged days of a batch of cells (src/ingest/netcdf/reduce.ts): one
+-- row per (cell, scenario, model, date) a file covers, `covered` a bit per variable (tasmax 1,
+-- tasmin 2, pr 4), NaN where the covering file has no value. Rows left with no value at all (a
+-- 365-day model's Feb 29, a sea cell) are dropped: no row for days a model lacks.
 -- The previous-rows placeholder below is filled by the ingest with `read_parquet($previous)` or an empty relation.
 WITH fresh AS (
-  SELECT model, DATE '1970-01-01' + day AS date,
-         count(*) FILTER (WHERE variable = 'tasmax') > 0 AS has_tasmax,
-         count(*) FILTER (WHERE variable = 'tasmin') > 0 AS has_tasmin,
-         count(*) FILTER (WHERE variable = 'pr') > 0 AS has_pr,
-         arg_max_null(value, source) FILTER (WHERE variable = 'tasmax') AS tasmax,
-         arg_max_null(value, source) FILTER (WHERE variable = 'tasmin') AS tasmin,
-         arg_max_null(value, source) FILTER (WHERE variable = 'pr') AS pr
-  FROM work.pending
-  WHERE scenario = $scenario AND cell_id = $cell
-  GROUP BY model, day
+  SELECT $models[model + 1] AS model, date,
+         (covered & 1) <> 0 AS has_tasmax,
+         (covered & 2) <> 0 AS has_tasmin,
+         (covered & 4) <> 0 AS has_pr,
+         CASE WHEN isnan(tasmax) THEN NULL ELSE tasmax END AS tasmax,
+         CASE WHEN isnan(tasmin) THEN NULL ELSE tasmin END AS tasmin,
+         CASE WHEN isnan(pr) THEN NULL ELSE pr END AS pr
+  FROM work.fresh
+  WHERE cell_id = $cell AND scenario = $scenario
 ),
 previous AS (
   SELECT model, date, tasmax, tasmin, pr FROM {{previous}}

@@ -1,7 +1,8 @@
 /**
- * `make ingest DATASET=NEX-GDDP SRC=<file or folder> [POINTS="lat,lon;lat,lon"]`: reads NetCDF files
+ * `make ingest DATASET=NEX-GDDP SRC=<file or folder> [POINTS="lat,lon;lat,lon"] [BBOX=west,south,east,north]`: reads NetCDF files
  * (NetCDF-4 or NetCDF-3) of one dataset into the data build in DATA_DIR (README, "Ingesting NetCDF").
- * Compiled, without make: node dist/cli/ingest.js --dataset NEX-GDDP --src <file,folder> [--points="lat,lon;..."]
+ * Compiled, without make: node dist/cli/ingest.js --dataset NEX-GDDP --src <file,folder> [--points="lat,lon;..."] [--bbox=w,s,e,n]
+ * BBOX: every cell of the box with values in the files is ingested, besides the catalogue's cities' cells.
  * Progress goes to stderr, with the files skipped (older versions of a file also given, LOCA2 monthly /
  * yearly aggregates, variables other than tasmax, tasmin and pr) and the days where tasmin > tasmax.
  * Exit status 0 done, 1 failed (the message names the file), 2 bad arguments.
@@ -9,10 +10,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import { parseBbox, type Bbox } from '../ingest/netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 
-const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [DATA_DIR=data/build]
-   or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"]`;
+const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [BBOX=west,south,east,north] [DATA_DIR=data/build]
+   or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"] [--bbox=west,south,east,north]`;
 
 function usageError(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -22,7 +24,7 @@ function usageError(message: string): never {
 let args;
 try {
   // make passes every flag as --name=value (a value may start with '-'), empty when its variable is unset.
-  ({ values: args } = parseArgs({ options: { dataset: { type: 'string' }, src: { type: 'string' }, points: { type: 'string' } } }));
+  ({ values: args } = parseArgs({ options: { dataset: { type: 'string' }, src: { type: 'string' }, points: { type: 'string' }, bbox: { type: 'string' } } }));
 } catch (err) {
   usageError((err as Error).message);
 }
@@ -30,9 +32,11 @@ if (!args.dataset || !args.src) usageError('DATASET (--dataset) and SRC (--src) 
 
 let dataDir: string;
 let points: { lat: number; lon: number }[];
+let bbox: Bbox | undefined;
 try {
   dataDir = path.resolve(loadConfig().DATA_DIR);
   points = parsePoints(args.points);
+  bbox = parseBbox(args.bbox);
 } catch (err) {
   usageError((err as Error).message);
 }
@@ -44,7 +48,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-ingestNetcdf({ dataDir, dataset: args.dataset, sources: args.src.split(',').map((s) => s.trim()), points }).then(
+ingestNetcdf({ dataDir, dataset: args.dataset, sources: args.src.split(',').map((s) => s.trim()), points, ...(bbox ? { bbox } : {}) }).then(
   () => process.exit(0),
   (err: unknown) => {
     console.error(`\nThe ingest failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -2,15 +2,17 @@ import fs from 'node:fs';
 import type { ModelRun } from '../../reference/fixtures.js';
 import type { Grid } from '../../reference/grids.js';
 import { calendarDays, decodeTimes, isoDate, parseCalendar, yearOf } from './cfTime.js';
-import { valueDecoder, type Variable } from './cfValues.js';
+import { valueDecoder, type ValueDecoder, type Variable } from './cfValues.js';
 import { incompleteDays, modelDirectory, runMismatch } from './cmip6Checks.js';
 import { LEFT_OUT_MODELS } from './cmip6Names.js';
 import { identityFromAttributes, identityFromName } from './fileNames.js';
-import { sniff, type GridFile } from './gridFile.js';
-import { placeAxis, planReads, type CellTarget } from './gridPlacement.js';
+import { sniff, type GridFile, type GridVariable } from './gridFile.js';
+import { placeAxis, readGroups, timeSpans, type CellTarget } from './gridPlacement.js';
+import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
 import { Hdf5File } from './hdf5File.js';
 import { IngestError } from './ingestError.js';
 import { Netcdf3File } from './netcdf3File.js';
+import { StagedWriter, type SourceKey, type StagedMeta } from './stagedFile.js';
 
 export interface ExtractContext {
   dataset: string;
@@ -22,26 +24,14 @@ export interface ExtractContext {
   /** CMIP6 datasets: each model's run (member, grid label, scenarios) that files must match; CMIP5: none recorded. */
   generation: 'CMIP5' | 'CMIP6';
   runs: ModelRun[];
-  /** Cell ids to extract. */
-  cells: number[];
+  /** Cell ids to extract, ascending. */
+  cells: ArrayLike<number>;
+  /** Memory for one time block of a file's values (bytes): a larger file is staged block by block. */
+  blockBytes?: number;
 }
 
-export interface FileExtract {
-  file: string;
-  format: string;
-  variable: Variable;
-  model: string;
-  scenario: string;
-  calendar: string;
-  /** Per time step, the date as days since 1970-01-01. */
-  days: Int32Array;
-  /** Cell id -> value per time step in storage units (NaN where missing); cells with no value at all are left out. */
-  series: Map<number, Float32Array>;
-  /** Target cells inside the file's grid, and of those the ones with no value at all (sea, masked). */
-  cellsInFile: number;
-  cellsEmpty: number;
-  valuesRead: number;
-}
+/** 256 MB of float32: a year of 0.25 degree cells over a continent in one block, a 30-year LOCA2 file in a few. */
+const BLOCK_BYTES = 256 * 1024 * 1024;
 
 export async function openGridFile(file: string): Promise<GridFile> {
   const kind = sniff(file);
@@ -65,21 +55,32 @@ function coordinate(f: GridFile, dim: string, names: string[], length: number): 
   return names.map((n) => all.find((a) => a.toLowerCase() === n && fits(a))).find((n) => n !== undefined);
 }
 
-/** Reads the target cells' values from one file, chunk by chunk. Errors name the file. */
-export async function extractFile(file: string, ctx: ExtractContext): Promise<FileExtract> {
+/**
+ * The map step of the ingest for one file: reads the target cells' values, chunk by chunk, and
+ * stages them in `staged` (written under a temporary name, then renamed). Errors name the file.
+ */
+export async function stageFile(file: string, key: SourceKey, staged: string, ctx: ExtractContext): Promise<StagedResult> {
   const fail = (problem: string): never => {
     throw new IngestError(`${file}: ${problem}`);
   };
   if (!fs.existsSync(file)) fail('no such file');
   let f: GridFile;
+  const openedAt = performance.now();
+  let opened = 0;
   try {
     f = await openGridFile(file);
+    opened = (performance.now() - openedAt) / 1000;
   } catch (err) {
     if (err instanceof IngestError) throw err;
     return fail(`cannot be read as NetCDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    return extractFrom(f, file, ctx, fail);
+    const t0 = performance.now();
+    const reading = extractFrom(f, file, ctx, fail);
+    const metadata = (performance.now() - t0) / 1000 + opened;
+    const out = readInto(f, reading, key, staged, ctx);
+    out.seconds.metadata = metadata;
+    return out;
   } catch (err) {
     if (err instanceof IngestError) throw err;
     return fail(err instanceof Error ? err.message : String(err));
@@ -88,7 +89,134 @@ export async function extractFile(file: string, ctx: ExtractContext): Promise<Fi
   }
 }
 
-function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (problem: string) => never): FileExtract {
+/** A staged file's description, and where the time went (wall seconds). */
+export type StagedResult = StagedMeta & {
+  /** Inside the block reads of NetCDF-4 chunks read natively. */
+  decode: DecodeTimes;
+  seconds: {
+    /** Opening the file, its names, attributes, coordinates and dates (and the chunk index when first read). */
+    metadata: number;
+    /** Reading blocks of values (decode's steps for NetCDF-4 chunks). */
+    blocks: number;
+    /** Values to storage units, fill values to NaN, into each cell's series. */
+    cells: number;
+    /** Writing the staged file. */
+    write: number;
+  };
+};
+
+/** What a file holds and where the target cells are in it, once its names, axes and dates are checked. */
+interface FileReading {
+  format: string;
+  variable: Variable;
+  model: string;
+  scenario: string;
+  calendar: string;
+  days: Int32Array;
+  v: GridVariable;
+  decoder: ValueDecoder;
+  /** Target cells in the file's grid, by ascending cell id. */
+  targets: CellTarget[];
+}
+
+/**
+ * Reads the targets' values a time block at a time (as many days as fit in ctx.blockBytes, whole
+ * time chunks) and stages them. Each block reads every group of cells over its days, so each
+ * chunk is decoded once.
+ */
+function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, ctx: ExtractContext): StagedResult {
+  const seconds = { metadata: 0, blocks: 0, cells: 0, write: 0 };
+  let clock = performance.now();
+  const lap = (step: keyof typeof seconds) => {
+    const now = performance.now();
+    seconds[step] += (now - clock) / 1000;
+    clock = now;
+  };
+  const nt = r.days.length;
+  const n = r.targets.length;
+  const ct = r.v.chunks ? r.v.chunks[0]! : 1;
+  const budget = Math.max(1, Math.floor((ctx.blockBytes ?? BLOCK_BYTES) / 4 / Math.max(1, n)));
+  const blockDays = Math.min(Math.max(nt, 1), Math.max(ct, Math.floor(budget / ct) * ct));
+  const groups = readGroups(r.targets, r.v.chunks);
+  const index = new Map(r.targets.map((c, k) => [c.cellId, k]));
+  const hasData = new Uint8Array(n);
+  const decode = r.decoder.decode;
+  let valuesDecoded = 0;
+  const writer = new StagedWriter(staged);
+  let single: Float32Array | undefined;
+  try {
+    for (let t0 = 0; t0 < nt; t0 += blockDays) {
+      const t1 = Math.min(nt, t0 + blockDays);
+      const bd = t1 - t0;
+      const values = new Float32Array(n * bd);
+      for (const g of groups) {
+        const [gi, gj] = [g.i[1] - g.i[0], g.j[1] - g.j[0]];
+        for (const [s0, s1] of timeSpans(g, [t0, t1], r.v.chunks)) {
+          lap('cells');
+          const data = f.readBlock(r.variable, [s0, s1], g.i, g.j);
+          lap('blocks');
+          valuesDecoded += data.length;
+          const plane = gi * gj;
+          for (const c of g.cells) {
+            const k = index.get(c.cellId)!;
+            const at = (c.i - g.i[0]) * gj + (c.j - g.j[0]);
+            const out = k * bd - t0;
+            let any = 0;
+            for (let t = s0; t < s1; t++) {
+              const x = decode(data[(t - s0) * plane + at]!);
+              values[out + t] = x;
+              if (x === x) any = 1;
+            }
+            if (any) hasData[k] = 1;
+          }
+        }
+      }
+      lap('cells');
+      if (bd === nt) single = values;
+      else writer.block(t0, t1, values);
+      lap('write');
+    }
+    const cellIds = Int32Array.from(r.targets, (c) => c.cellId);
+    let cells = cellIds;
+    let flags = hasData;
+    let emptyCells = new Int32Array(0);
+    if (single || nt === 0) {
+      // One block: only the cells with values are kept; the others are listed.
+      const keep = [...hasData.keys()].filter((k) => hasData[k]);
+      cells = Int32Array.from(keep, (k) => cellIds[k]!);
+      emptyCells = cellIds.filter((_, k) => !hasData[k]);
+      flags = new Uint8Array(keep.length).fill(1);
+      const kept = new Float32Array(keep.length * nt);
+      keep.forEach((k, m) => kept.set(single!.subarray(k * nt, (k + 1) * nt), m * nt));
+      writer.block(0, nt, kept);
+    }
+    const empty = hasData.reduce((a, b) => a + (b ? 0 : 1), 0);
+    const decodedChunks = f instanceof Hdf5File && f.valueReader === 'native' ? f.decodeTimes().chunks : 0;
+    const meta = {
+      source: key,
+      variable: r.variable,
+      model: r.model,
+      scenario: r.scenario,
+      calendar: r.calendar,
+      format: r.format,
+      days: Array.from(r.days),
+      cellsInFile: n,
+      cellsEmpty: empty,
+      valuesRead: n * nt,
+      // Whole chunks when read natively (a regional read of a global day inflates the globe).
+      valuesDecoded: decodedChunks > 0 ? decodedChunks * r.v.chunks!.reduce((a, b) => a * b, 1) : valuesDecoded,
+      reader: f instanceof Hdf5File ? f.valueReader : 'netcdf3',
+    };
+    writer.finish(cells, flags, emptyCells, meta);
+    lap('write');
+    return { ...meta, blocks: [], cellCount: cells.length, cellsOffset: 0, emptyCount: emptyCells.length, decode: f instanceof Hdf5File ? f.decodeTimes() : newDecodeTimes(), seconds };
+  } catch (err) {
+    writer.abort();
+    throw err;
+  }
+}
+
+function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (problem: string) => never): FileReading {
   const named = identityFromName(file);
   if (named.layout !== undefined && named.layout !== ctx.dataset) {
     fail(`the file name follows the ${named.layout} naming, but the ingest is for ${ctx.dataset} (DATASET=${ctx.dataset})`);
@@ -155,31 +283,13 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   const rows = placeAxis(f.readAll(latVar), 'lat', ctx.grid);
   const cols = placeAxis(f.readAll(lonVar), 'lon', ctx.grid);
   const targets: CellTarget[] = [];
-  for (const cellId of ctx.cells) {
+  for (let k = 0; k < ctx.cells.length; k++) {
+    const cellId = ctx.cells[k]!;
     const i = rows.get(Math.floor(cellId / ctx.grid.cols));
     const j = cols.get(cellId % ctx.grid.cols);
     if (i !== undefined && j !== undefined) targets.push({ cellId, i, j });
   }
 
   const decoder = valueDecoder(variable, v.attrs);
-  const series = new Map<number, Float32Array>(targets.map((c) => [c.cellId, new Float32Array(nt).fill(NaN)]));
-  let valuesRead = 0;
-  for (const block of planReads(targets, v.shape, v.chunks)) {
-    const data = f.readBlock(variable, block.t, block.i, block.j);
-    const [bi, bj] = [block.i[1] - block.i[0], block.j[1] - block.j[0]];
-    for (const c of block.cells) {
-      const out = series.get(c.cellId)!;
-      const base = (c.i - block.i[0]) * bj + (c.j - block.j[0]);
-      for (let t = block.t[0]; t < block.t[1]; t++) out[t] = decoder.decode(data[(t - block.t[0]) * bi * bj + base]!);
-      valuesRead += block.t[1] - block.t[0];
-    }
-  }
-  let cellsEmpty = 0;
-  for (const [cellId, values] of series) {
-    if (values.every(Number.isNaN)) {
-      series.delete(cellId);
-      cellsEmpty++;
-    }
-  }
-  return { file, format: f.format, variable, model, scenario, calendar, days, series, cellsInFile: targets.length, cellsEmpty, valuesRead };
+  return { format: f.format, variable, model, scenario, calendar, days, v, decoder, targets };
 }

@@ -33,8 +33,8 @@ export interface CellTarget {
   j: number;
 }
 
-export interface ReadBlock {
-  t: [number, number];
+/** Target cells read together: the box of file rows and columns that holds them. */
+export interface ReadGroup {
   i: [number, number];
   j: [number, number];
   cells: CellTarget[];
@@ -42,32 +42,47 @@ export interface ReadBlock {
 
 /** Largest block read at once, in values (16 MB of float32), unless one chunk is larger. */
 const MAX_BLOCK_VALUES = 4 * 1024 * 1024;
+/** Up to this many cells of an unchunked (NetCDF-3) variable are read as time series, one by one. */
+const SERIES_READS = 16;
 
 /**
- * The reads that fetch the target cells: cells are grouped by the spatial chunk holding them, each
- * group read as the bounding box of its cells within that chunk, over time spans that are whole
- * chunks. Every chunk is then decompressed once, and no read exceeds one chunk or MAX_BLOCK_VALUES.
- * Unchunked variables are read cell by cell (a strided read of one time series).
+ * How to read the target cells: grouped by the spatial chunk holding them, each group read as the
+ * bounding box of its cells within that chunk, so that every chunk is decompressed once per time
+ * span. Unchunked variables (NetCDF-3) are read cell by cell for a few cells (a strided time
+ * series each) and as one box of record rows for more.
  */
-export function planReads(targets: CellTarget[], shape: number[], chunks: number[] | null): ReadBlock[] {
-  const [nt] = shape as [number, number, number];
-  const [ct, ci, cj] = chunks ?? [nt, 1, 1];
-  const groups = new Map<string, CellTarget[]>();
+export function readGroups(targets: CellTarget[], chunks: number[] | null): ReadGroup[] {
+  const box = (cells: CellTarget[]): ReadGroup => {
+    let [i0, i1, j0, j1] = [Infinity, -Infinity, Infinity, -Infinity];
+    for (const c of cells) {
+      if (c.i < i0) i0 = c.i;
+      if (c.i > i1) i1 = c.i;
+      if (c.j < j0) j0 = c.j;
+      if (c.j > j1) j1 = c.j;
+    }
+    return { i: [i0, i1 + 1], j: [j0, j1 + 1], cells };
+  };
+  if (!chunks) return targets.length <= SERIES_READS ? targets.map((c) => box([c])) : targets.length > 0 ? [box(targets)] : [];
+  const [, ci, cj] = chunks as [number, number, number];
+  const groups = new Map<number, CellTarget[]>();
   for (const c of targets) {
-    const key = `${Math.floor(c.i / ci!)}:${Math.floor(c.j / cj!)}`;
+    const key = Math.floor(c.i / ci) * 1e6 + Math.floor(c.j / cj);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(c);
   }
-  const blocks: ReadBlock[] = [];
-  for (const cells of groups.values()) {
-    const i0 = Math.min(...cells.map((c) => c.i));
-    const i1 = Math.max(...cells.map((c) => c.i)) + 1;
-    const j0 = Math.min(...cells.map((c) => c.j));
-    const j1 = Math.max(...cells.map((c) => c.j)) + 1;
-    const area = (i1 - i0) * (j1 - j0);
-    const span = Math.min(nt, Math.max(ct!, Math.floor(MAX_BLOCK_VALUES / area / ct!) * ct!));
-    for (let t0 = 0; t0 < nt; t0 += span) blocks.push({ t: [t0, Math.min(nt, t0 + span)], i: [i0, i1], j: [j0, j1], cells });
-  }
-  return blocks;
+  return [...groups.values()].map(box);
+}
+
+/**
+ * The time spans to read a group in, within [t0, t1): whole time chunks (so no chunk is inflated
+ * twice), each at most MAX_BLOCK_VALUES unless one chunk is larger.
+ */
+export function timeSpans(group: ReadGroup, window: [number, number], chunks: number[] | null): [number, number][] {
+  const ct = chunks ? chunks[0]! : 1;
+  const area = (group.i[1] - group.i[0]) * (group.j[1] - group.j[0]);
+  const span = chunks || area > 1 ? Math.max(ct, Math.floor(MAX_BLOCK_VALUES / area / ct) * ct) : window[1] - window[0];
+  const out: [number, number][] = [];
+  for (let t = window[0]; t < window[1]; t += span) out.push([t, Math.min(window[1], t + span)]);
+  return out;
 }

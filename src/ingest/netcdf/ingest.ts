@@ -1,23 +1,27 @@
-import { BUILD_FORMAT_VERSION, countCellFiles } from '../../climate/buildCheck.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BOOLEAN, DOUBLE, INTEGER, LIST, listValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { Database } from '../../db/duckdb.js';
+import { BUILD_FORMAT_VERSION, countCellFiles } from '../../climate/buildCheck.js';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';
-import { DATASETS, SYNTHETIC_NOTE } from '../../reference/fixtures.js';
-import { cellAt, cellCentre, GRIDS } from '../../reference/grids.js';
+import { DATASETS, SYNTHETIC_NOTE, type DatasetFixture } from '../../reference/fixtures.js';
+import { cellAt, cellCentre, GRIDS, type Grid } from '../../reference/grids.js';
 import { proximityOf } from '../catalog.js';
 import { Coastline } from '../geometry.js';
 import { readLand } from '../sources.js';
-import { extractFile, type ExtractContext } from './extract.js';
+import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
+import { boxCells, unionCells, type Bbox } from './cellSelection.js';
+import { stageFile, type ExtractContext, type StagedResult } from './extract.js';
 import { selectFiles, type SkippedFile } from './fileSelection.js';
 import { IngestError } from './ingestError.js';
-import { Staging, type InvertedDays, type SourceKey } from './staging.js';
-import { cellPath } from '../../climate/files.js';
-import { historicRanges, loadSummaryMacros, writeSummaries, type CellRef } from '../summaries.js';
-import { forEachOnConnections } from '../../db/workers.js';
+import { Reducer, type InvertedDays } from './reduce.js';
+import { StagedFile, type SourceKey } from './stagedFile.js';
+import { StagingDir } from './stagingDir.js';
+import { historicRanges } from '../summaries.js';
 import { isAlive } from '../build.js';
 
 export { IngestError };
@@ -29,6 +33,10 @@ export interface IngestOptions {
   sources: string[];
   /** Extra points whose cells are ingested besides the catalogue's cities' cells. */
   points?: { lat: number; lon: number }[];
+  /** Every cell holding a point of this box is ingested too (those without any value are skipped and counted). */
+  bbox?: Bbox;
+  /** Memory for one time block of a file's values while it is read (bytes; default 256 MB). */
+  blockBytes?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -39,13 +47,30 @@ export interface IngestSummary {
   filesResumed: number;
   /** Bytes of the NetCDF files read in this run. */
   bytes: number;
-  /** Cell values read from the files in this run. */
+  /** Cell values read from the files in this run (target cells x time steps). */
   values: number;
+  /** Values decoded to read them: whole chunks (a box of a global file with a day per chunk decodes the globe). */
+  valuesDecoded: number;
+  /** Of the target cells in the files' grids, those without any value in any file (sea): skipped. */
+  cellsSkipped: number;
   partitions: number;
+  /** Partitions whose file changed: 0 when the same files are ingested again. */
+  partitionsChanged: number;
   cellsWithData: number;
   newCells: number;
   seconds: number;
   extractSeconds: number;
+  /** CPU seconds of this process (user + system) while reading the files, and while writing partitions and summaries. */
+  extractCpuSeconds: number;
+  reduceSeconds: number;
+  reduceCpuSeconds: number;
+  /** Where reading time went (wall seconds): metadata, block reads (decode: their steps for NetCDF-4 read natively), cells, staged writes. */
+  map: StagedResult['seconds'];
+  decode: DecodeTimes;
+  /** Where writing time went (wall seconds): staged values merged into rows, partitions, summaries. */
+  reduce: { rows: number; partitions: number; summaries: number };
+  /** Values stored: ingested cell values with a value (not fill), in this run. */
+  valuesStored: number;
   /** Files left out: older versions of a file also given, aggregates, other variables. */
   skipped: SkippedFile[];
   /** Where ingested tasmin is above ingested tasmax, per tasmin file (reported, not dropped). */
@@ -126,11 +151,21 @@ function replaceFile(file: string, write: (tmp: string) => void | Promise<void>)
   );
 }
 
+
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
 /**
- * Ingests NetCDF files of one dataset into a data build: reads the values of the catalogue's
- * cities' cells (and of POINTS) from every file, stages them, then rebuilds each touched partition
- * once, marks the cells in the catalog and updates the manifest. Re-running it with the same files
- * gives the same data; a killed run leaves every partition readable and is resumed by running it again.
+ * Ingests NetCDF files of one dataset into a data build, in two steps:
+ * - map, one file at a time: read the values of the target cells (the catalogue's cities' cells,
+ *   the cells of POINTS, every cell of BBOX) and stage them (stagedFile.ts);
+ * - reduce, a batch of cells at a time: merge every staged file's values of those cells into their
+ *   partitions and rewrite the cells' summaries (reduce.ts);
+ * then marks the cells in the catalog and updates the manifest. Re-running it with the same files
+ * gives the same data; a killed run leaves every partition readable and is resumed by running it
+ * again (files already staged are not read again).
  */
 export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -149,10 +184,11 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     throw new IngestError(`none of the ${listed.length} NetCDF files in ${opts.sources.join(', ')} holds daily values to read (each was skipped, as listed above)`);
   }
 
-  const staging = await Staging.open(dataDir, opts.dataset);
+  const staging = StagingDir.open(dataDir, opts.dataset);
   let removed = false;
+  const db = await openCatalogDb();
+  const conn = await db.connect();
   try {
-    const conn = staging.conn;
     const datasetRow = await readRows<{ models: string[] }>(
       conn,
       `SELECT models FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'dataset.parquet'))}) WHERE name = $name`,
@@ -165,196 +201,175 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       if (id === undefined) throw new IngestError(`POINTS: (${p.lat}, ${p.lon}) is outside the ${opts.dataset} grid`);
       return id;
     });
-    const cells = [...new Set([...cityCells, ...pointCells])].sort((a, b) => a - b);
-    const cellsKey = createHash('sha256').update(cells.join(',')).digest('hex').slice(0, 16);
+    const box = opts.bbox ? boxCells(grid, opts.bbox) : new Int32Array(0);
+    if (opts.bbox && box.length === 0) throw new IngestError(`BBOX ${opts.bbox.join(',')} lies outside the ${opts.dataset} grid`);
+    const cells = unionCells(cityCells, pointCells, box);
+    const cellsKey = createHash('sha256').update(new Uint8Array(cells.buffer)).digest('hex').slice(0, 16);
+    const models = datasetRow[0]!.models;
     const ctx: ExtractContext = {
       dataset: opts.dataset,
       grid,
-      models: datasetRow[0]!.models,
+      models,
       // The dataset's own years: CMIP6's historical runs to 2014, CMIP5's to 2005.
       scenarioYears: new Map(Object.entries(fixture.years)),
       generation: fixture.generation,
       runs: fixture.runs,
       cells,
+      ...(opts.blockBytes ? { blockBytes: opts.blockBytes } : {}),
     };
     const stale = removeStaleTempFiles(dataDir, opts.dataset);
     if (stale > 0) log(`${stamp()} removed ${stale} temporary partition files left by a killed ingest`);
-    log(`${stamp()} ingest ${opts.dataset} into ${dataDir}: ${files.length} files${skipped.length > 0 ? ` (${skipped.length} skipped)` : ''}, ${cityCells.length} city cells + ${pointCells.length} points`);
+    log(
+      `${stamp()} ingest ${opts.dataset} into ${dataDir}: ${files.length} files${skipped.length > 0 ? ` (${skipped.length} skipped)` : ''}, ` +
+        `${cityCells.length} city cells + ${pointCells.length} points${opts.bbox ? ` + ${box.length} cells of BBOX ${opts.bbox.join(',')}` : ''}`,
+    );
 
-    // 1. Extract: one file at a time, staged as soon as it is read.
+    // 1. Map: one file at a time, staged as soon as it is read.
     let bytes = 0;
     let values = 0;
+    let valuesDecoded = 0;
     let resumed = 0;
     let lastLog = 0;
+    const decode = newDecodeTimes();
+    const mapTimes = { metadata: 0, blocks: 0, cells: 0, write: 0 };
     const extractStarted = Date.now();
+    const extractCpu = cpuSeconds();
     const keys: SourceKey[] = files.map((file) => {
       const st = fs.statSync(file);
-      return { path: file, size: st.size, mtime: st.mtimeMs, cellsKey };
+      return { path: file, size: st.size, mtime: st.mtimeMs };
     });
-    const dropped = await staging.retainOnly(keys);
+    const stagedPaths = keys.map((k) => staging.stagedPath(k, cellsKey));
+    const dropped = staging.retainOnly(stagedPaths);
     if (dropped > 0) log(`${stamp()} dropped ${dropped} files staged by an interrupted run that this command does not include`);
     for (const [n, file] of files.entries()) {
-      const key = keys[n]!;
-      if (await staging.staged(key)) {
+      if (StagedFile.open(stagedPaths[n]!)) {
         resumed++;
         continue;
       }
-      const x = await extractFile(file, ctx);
-      await staging.stage(key, x);
-      bytes += key.size;
+      const x = await stageFile(file, keys[n]!, stagedPaths[n]!, ctx);
+      bytes += keys[n]!.size;
       values += x.valuesRead;
+      valuesDecoded += x.valuesDecoded;
+      for (const k of Object.keys(decode) as (keyof DecodeTimes)[]) decode[k] += x.decode[k];
+      for (const k of Object.keys(mapTimes) as (keyof typeof mapTimes)[]) mapTimes[k] += x.seconds[k];
       const s = (Date.now() - extractStarted) / 1000;
       if (Date.now() - lastLog > 1000 || n === files.length - 1) {
         lastLog = Date.now();
         log(
           `${stamp()} file ${n + 1}/${files.length} ${path.basename(file)} (${x.format}, ${x.variable} ${x.model} ${x.scenario}, ${x.calendar}): ` +
-            `${x.series.size} cells` + (x.cellsEmpty > 0 ? ` (${x.cellsEmpty} more without values)` : '') +
-            `; ${rate(values, s)} values/s, ${mb(bytes / Math.max(s, 1e-3))} MB/s`,
+            `${x.cellsInFile - x.cellsEmpty} cells` + (x.cellsEmpty > 0 ? ` (${x.cellsEmpty} more without values)` : '') +
+            `; ${rate(valuesDecoded, s)} values decoded/s, ${mb(bytes / Math.max(s, 1e-3))} MB/s`,
         );
       }
     }
     if (resumed > 0) log(`${stamp()} ${resumed} files were already staged by an interrupted run; not read again`);
     const extractSeconds = (Date.now() - extractStarted) / 1000;
+    const extractCpuSeconds = cpuSeconds() - extractCpu;
 
-    // 2. Rebuild each touched partition once.
-    const partitions = await staging.partitions();
-    const staged = new Set(partitions.map((p) => p.cellId));
-    (opts.points ?? []).forEach((p, k) => {
-      if (!staged.has(pointCells[k]!)) log(`${stamp()} warning: POINTS (${p.lat}, ${p.lon}): no file has values for its cell ${pointCells[k]}`);
+    // 2. Reduce: each cell's partitions rebuilt once, from every staged file.
+    const reduceStarted = Date.now();
+    const reduceCpu = cpuSeconds();
+    const staged = stagedPaths.map((p, n) => {
+      const f = StagedFile.open(p);
+      if (!f) throw new IngestError(`${files[n]}: its staged values (${p}) are gone or damaged; run the same command again`);
+      return f;
     });
-    log(`${stamp()} rebuilding ${partitions.length} partitions`);
+    let valuesStored = 0;
+    const inFiles = new Set<number>();
+    for (const f of staged) {
+      for (let k = 0; k < f.cells.length; k++) inFiles.add(f.cells[k]!);
+      for (let k = 0; k < f.empty.length; k++) inFiles.add(f.empty[k]!);
+      valuesStored += (f.meta.cellsInFile - f.meta.cellsEmpty) * f.meta.days.length;
+    }
+    const ranges = await historicRanges(conn, dataDir);
+    const reducer = await Reducer.open({
+      dataDir,
+      dataset: opts.dataset,
+      models,
+      scenarios: Object.keys(fixture.years).sort((a, b) => (a === 'historical' ? -1 : b === 'historical' ? 1 : 0)),
+      ranges,
+      staged,
+    });
     const withData = new Set<number>();
     let written = 0;
-    // Two rebuilds at a time: each is a small query and a small file, dominated by fixed costs.
-    await forEachOnConnections(partitions, 2, () => staging.connect(), async (wconn, p, n) => {
-      const file = path.join(dataDir, 'climate', opts.dataset, p.scenario, `${p.cellId}.parquet`);
-      if ((await staging.rebuild(file, p, wconn)) > 0) {
-        withData.add(p.cellId);
-        written++;
+    let changed = 0;
+    let summarised = 0;
+    const reduceTimes = { rows: 0, partitions: 0, summaries: 0 };
+    let cellsWithValues: Int32Array;
+    try {
+      cellsWithValues = reducer.cellsWithData();
+      const batches = reducer.batches(cellsWithValues);
+      log(`${stamp()} rebuilding the partitions and summaries of ${cellsWithValues.length} cells in ${batches.length} batches`);
+      let lastBatchLog = Date.now();
+      for (const [n, batch] of batches.entries()) {
+        const r = await reducer.reduceBatch(batch);
+        written += r.partitions;
+        changed += r.changed;
+        summarised += r.summaries;
+        for (const c of r.withData) withData.add(c);
+        for (const k of Object.keys(reduceTimes) as (keyof typeof reduceTimes)[]) reduceTimes[k] += r.seconds[k];
+        if (Date.now() - lastBatchLog > 2000 || n === batches.length - 1) {
+          lastBatchLog = Date.now();
+          log(`${stamp()} cells ${Math.min(cellsWithValues.length, (n + 1) * batches[0]!.length)}/${cellsWithValues.length}: ${written} partitions (${changed} changed), ${summarised} summaries`);
+        }
       }
-      if ((n + 1) % 250 === 0) log(`${stamp()} partitions ${n + 1}/${partitions.length}`);
-    });
-
-    // The summaries the service reads beside the days (src/ingest/summaries.ts): for every rebuilt
-    // partition, and for every scenario of a cell whose historical days changed (their heat-wave
-    // summaries use its climatology); historical first.
-    const inverted = await staging.invertedDays();
-    const ranges = await historicRanges(conn, dataDir);
-    const refresh = new Set<string>();
-    for (const p of partitions) {
-      const scenarios = p.scenario === 'historical' ? Object.keys(fixture.years) : [p.scenario];
-      for (const s of scenarios) refresh.add(`${s}\t${p.cellId}`);
+    } finally {
+      await reducer.close();
     }
-    const order = (key: string) => (key.startsWith('historical\t') ? 0 : 1);
-    const byCell = new Map<number, CellRef[]>();
-    for (const key of [...refresh].sort((a, b) => order(a) - order(b))) {
-      const [scenario, cell] = key.split('\t') as [string, string];
-      const cellId = Number(cell);
-      if (!fs.existsSync(cellPath(dataDir, 'climate', opts.dataset, scenario, cellId))) continue;
-      byCell.set(cellId, [...(byCell.get(cellId) ?? []), { dataDir, dataset: opts.dataset, scenario, cellId }]);
-    }
-    await loadSummaryMacros(conn);
-    // Two cells at a time, like the rebuilds: each summary is a small query with a fixed cost.
-    const summarised = await writeSummaries([...byCell.values()], ranges, 2, () => staging.connect(), (done, total) => {
-      if (done % 100 === 0) log(`${stamp()} summaries ${done}/${total}`);
+    const inverted = reducer.invertedDays();
+    const valued = new Set(cellsWithValues);
+    const cellsSkipped = [...inFiles].filter((c) => !valued.has(c)).length;
+    (opts.points ?? []).forEach((p, k) => {
+      if (!withData.has(pointCells[k]!)) log(`${stamp()} warning: POINTS (${p.lat}, ${p.lon}): no file has values for its cell ${pointCells[k]}`);
     });
-    log(`${stamp()} wrote the summaries of ${summarised} partitions`);
+    if (cellsSkipped > 0) log(`${stamp()} ${cellsSkipped} cells in the files had no value on any day (fill values, such as the sea): skipped`);
+    const reduceSeconds = (Date.now() - reduceStarted) / 1000;
+    const reduceCpuSeconds = cpuSeconds() - reduceCpu;
 
-    // 3. The catalog's map cells, then the manifest.
-    const known = new Set(
-      (await readRows<{ cell_id: number }>(
+    // 3. The catalog's map cells, then the manifest; left as they are when no partition changed
+    // and no cell gained data (the same files ingested again change nothing, build id included).
+    const known = new Map(
+      (await readRows<{ cell_id: number; has_data: boolean }>(
         conn,
-        `SELECT cell_id::INTEGER AS cell_id FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'map_cell.parquet'))}) WHERE dataset = $d`,
+        `SELECT cell_id::INTEGER AS cell_id, has_data FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'map_cell.parquet'))}) WHERE dataset = $d`,
         { d: opts.dataset },
-      )).map((r) => r.cell_id),
+      )).map((r) => [r.cell_id, r.has_data]),
     );
-    const added = [...withData].filter((c) => !known.has(c));
-    const coast = added.length > 0 ? new Coastline(readLand()) : undefined;
-    const centres = added.map((c) => cellCentre(grid, c));
-    const prox = centres.map((c) => proximityOf(coast!, c.lon, c.lat));
+    const added = [...withData].filter((c) => !known.has(c)).sort((a, b) => a - b);
+    const gained = [...withData].filter((c) => known.get(c) !== true).length;
     const mapCellFile = path.join(dataDir, 'catalog', 'map_cell.parquet');
-    await replaceFile(mapCellFile, (tmp) =>
-      conn
-        .run(`COPY (${sqlFile('ingest/map_cells.sql')}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`, {
-          dir: dataDir,
-          dataset: opts.dataset,
-          cells: listValue([...withData]),
-          new_ids: listValue(added),
-          new_lats: listValue(centres.map((c) => c.lat)),
-          new_lons: listValue(centres.map((c) => c.lon)),
-          new_ocean: listValue(prox.map((p) => p.ocean)),
-          new_coastal: listValue(prox.map((p) => p.coastal)),
-        }, {
-          // Typed: the lists may be empty.
-          cells: LIST(INTEGER),
-          new_ids: LIST(INTEGER),
-          new_lats: LIST(DOUBLE),
-          new_lons: LIST(DOUBLE),
-          new_ocean: LIST(BOOLEAN),
-          new_coastal: LIST(BOOLEAN),
-        })
-        .then(() => undefined),
-    );
-    await replaceFile(path.join(dataDir, 'catalog', 'dataset.parquet'), (tmp) =>
-      conn
-        .run(`COPY (${sqlFile('ingest/datasets.sql')}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`, {
-          dir: dataDir,
-          dataset: opts.dataset,
-          synthetic_note: SYNTHETIC_NOTE,
-          ingested_note: INGESTED_NOTE,
-        })
-        .then(() => undefined),
-    );
+    const unchanged = changed === 0 && gained === 0;
+    if (unchanged) log(`${stamp()} no partition changed and no cell gained data: the catalog and the manifest stay as they were`);
+    else await writeCatalog(conn, dataDir, opts.dataset, grid, [...withData], added);
     const cellsWithData = (await readRows<{ n: number }>(
       conn,
       `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(mapCellFile)}) WHERE dataset = $d AND has_data`,
       { d: opts.dataset },
     ))[0]!.n;
+    if (!unchanged) await writeManifest(dataDir, fixture, staged, cellsWithData);
 
-    const manifest = readManifest(dataDir) as Record<string, unknown> & { build_id: string };
-    const years = { ...((manifest.years as Record<string, [number, number]>) ?? {}) };
-    const datasets = { ...((manifest.datasets as Record<string, { cells_with_data: number }>) ?? {}) };
-    const allDatasetYears = { ...((manifest.dataset_years as Record<string, Record<string, [number, number]>>) ?? {}) };
-    const datasetYears = { ...(allDatasetYears[opts.dataset] ?? {}) };
-    const widen = (had: [number, number] | undefined, y0: number, y1: number): [number, number] => (had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1]);
-    for (const [scenario, [y0, y1]] of await staging.yearRanges()) {
-      datasetYears[scenario] = widen(datasetYears[scenario], y0, y1);
-      // The build-wide years per scenario are shared by every dataset and describe the CMIP5
-      // datasets' historical: a CMIP6 ingest widens them only for its own scenarios (ssp*), so that
-      // CMIP6's historical 2006-2014 does not make CMIP5's historical look longer. The dataset's own
-      // years are in dataset_years[name].
-      if (fixture.generation === 'CMIP5' || !sharedWithCmip5(scenario)) years[scenario] = widen(years[scenario], y0, y1);
-    }
-    datasets[opts.dataset] = { ...datasets[opts.dataset]!, cells_with_data: cellsWithData };
-    allDatasetYears[opts.dataset] = datasetYears;
-    const sources = await staging.sources();
-    const ingested = { ...((manifest.ingested as Record<string, { files: number; updated: string }>) ?? {}) };
-    ingested[opts.dataset] = { files: (ingested[opts.dataset]?.files ?? 0) + sources.length, updated: new Date().toISOString() };
-    const next = {
-      ...manifest,
-      // A new id: anything keyed on the build (caches, ETags) sees the data changed.
-      build_id: createHash('sha256').update(JSON.stringify([manifest.build_id, opts.dataset, sources])).digest('hex').slice(0, 16),
-      years,
-      datasets,
-      dataset_years: allDatasetYears,
-      ingested,
-      format_version: BUILD_FORMAT_VERSION,
-      files: countCellFiles(dataDir),
-    };
-    await replaceFile(path.join(dataDir, 'manifest.json'), (tmp) => fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n'));
-
-    await staging.remove();
+    staging.remove();
     removed = true;
     const summary: IngestSummary = {
       files: files.length,
       filesResumed: resumed,
       bytes,
       values,
+      valuesDecoded,
+      valuesStored,
+      cellsSkipped,
       partitions: written,
+      partitionsChanged: changed,
       cellsWithData,
       newCells: added.length,
       seconds: elapsed(),
       extractSeconds,
+      extractCpuSeconds,
+      reduceSeconds,
+      reduceCpuSeconds,
+      map: mapTimes,
+      decode,
+      reduce: reduceTimes,
       skipped,
       inverted,
     };
@@ -367,13 +382,113 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     }
     if (inverted.length === 0) log(`${stamp()} tasmin <= tasmax on every day where both were ingested`);
     log(
-      `${stamp()} done: ${files.length} files (${mb(bytes)} MB read), ${values.toLocaleString('en-US')} values ` +
-        `(${rate(values, extractSeconds)} values/s, ${mb(bytes / Math.max(extractSeconds, 1e-3))} MB/s reading), ${written} partitions, ` +
-        `${withData.size} cells (${added.length} new map cells); ${opts.dataset} now has ${cellsWithData} cells with data. ` +
-        'Restart the server to serve new cells.',
+      `${stamp()} done: ${files.length} files (${mb(bytes)} MB read), ${values.toLocaleString('en-US')} values of the target cells, ` +
+        `${valuesDecoded.toLocaleString('en-US')} decoded (${rate(valuesDecoded, extractCpuSeconds)} values/s per CPU second, ${mb(bytes / Math.max(extractSeconds, 1e-3))} MB/s reading), ` +
+        `${written} partitions, ${withData.size} cells (${added.length} new map cells); ${opts.dataset} now has ${cellsWithData} cells with data. ` +
+        'Restart the server (or make reload) to serve new cells.',
     );
     return summary;
   } finally {
-    if (!removed) await staging.close();
+    conn.closeSync();
+    await db.close();
+    if (!removed) staging.release();
   }
+}
+
+/**
+ * The catalog after an ingest: the cells with data get has_data, cells it did not have (POINTS,
+ * BBOX) are added with their centre and proximity to the coast; the dataset's description no
+ * longer says its data is only synthetic.
+ */
+async function writeCatalog(conn: DuckDBConnection, dataDir: string, dataset: string, grid: Grid, withData: number[], added: number[]) {
+  const mapCellFile = path.join(dataDir, 'catalog', 'map_cell.parquet');
+  const coast = added.length > 0 ? new Coastline(readLand()) : undefined;
+  const centres = added.map((c) => cellCentre(grid, c));
+  const prox = centres.map((c) => proximityOf(coast!, c.lon, c.lat));
+  await replaceFile(mapCellFile, (tmp) =>
+    conn
+      .run(`COPY (${sqlFile('ingest/map_cells.sql')}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`, {
+        dir: dataDir,
+        dataset,
+        cells: listValue(withData),
+        new_ids: listValue(added),
+        new_lats: listValue(centres.map((c) => c.lat)),
+        new_lons: listValue(centres.map((c) => c.lon)),
+        new_ocean: listValue(prox.map((p) => p.ocean)),
+        new_coastal: listValue(prox.map((p) => p.coastal)),
+      }, {
+        // Typed: the lists may be empty.
+        cells: LIST(INTEGER),
+        new_ids: LIST(INTEGER),
+        new_lats: LIST(DOUBLE),
+        new_lons: LIST(DOUBLE),
+        new_ocean: LIST(BOOLEAN),
+        new_coastal: LIST(BOOLEAN),
+      })
+      .then(() => undefined),
+  );
+  await replaceFile(path.join(dataDir, 'catalog', 'dataset.parquet'), (tmp) =>
+    conn
+      .run(`COPY (${sqlFile('ingest/datasets.sql')}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`, {
+        dir: dataDir,
+        dataset,
+        synthetic_note: SYNTHETIC_NOTE,
+        ingested_note: INGESTED_NOTE,
+      })
+      .then(() => undefined),
+  );
+}
+
+/** The manifest after an ingest: the years and cell counts, the files read, a new build id. */
+async function writeManifest(dataDir: string, fixture: DatasetFixture, staged: StagedFile[], cellsWithData: number) {
+  const manifest = readManifest(dataDir) as Record<string, unknown> & { build_id: string };
+  const years = { ...((manifest.years as Record<string, [number, number]>) ?? {}) };
+  const datasets = { ...((manifest.datasets as Record<string, { cells_with_data: number }>) ?? {}) };
+  const allDatasetYears = { ...((manifest.dataset_years as Record<string, Record<string, [number, number]>>) ?? {}) };
+  const datasetYears = { ...(allDatasetYears[fixture.name] ?? {}) };
+  const widen = (had: [number, number] | undefined, y0: number, y1: number): [number, number] => (had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1]);
+  for (const [scenario, [y0, y1]] of yearRanges(staged)) {
+    datasetYears[scenario] = widen(datasetYears[scenario], y0, y1);
+    // The build-wide years per scenario are shared by every dataset and describe the CMIP5
+    // datasets' historical: a CMIP6 ingest widens them only for its own scenarios (ssp*), so that
+    // CMIP6's historical 2006-2014 does not make CMIP5's historical look longer. The dataset's own
+    // years are in dataset_years[name].
+    if (fixture.generation === 'CMIP5' || !sharedWithCmip5(scenario)) years[scenario] = widen(years[scenario], y0, y1);
+  }
+  datasets[fixture.name] = { ...datasets[fixture.name]!, cells_with_data: cellsWithData };
+  allDatasetYears[fixture.name] = datasetYears;
+  const sources = staged.map((f) => ({ path: f.meta.source.path, size: f.meta.source.size })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const ingested = { ...((manifest.ingested as Record<string, { files: number; updated: string }>) ?? {}) };
+  ingested[fixture.name] = { files: (ingested[fixture.name]?.files ?? 0) + sources.length, updated: new Date().toISOString() };
+  const next = {
+    ...manifest,
+    // A new id: anything keyed on the build (caches, ETags) sees the data changed.
+    build_id: createHash('sha256').update(JSON.stringify([manifest.build_id, fixture.name, sources])).digest('hex').slice(0, 16),
+    years,
+    datasets,
+    dataset_years: allDatasetYears,
+    ingested,
+    format_version: BUILD_FORMAT_VERSION,
+    files: countCellFiles(dataDir),
+  };
+  await replaceFile(path.join(dataDir, 'manifest.json'), (tmp) => fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n'));
+}
+
+/** A DuckDB for the catalog's small tables; no metadata cache, as the ingest rewrites files it read. */
+function openCatalogDb() {
+  return Database.open(':memory:', { threads: '2', memory_limit: '512MB' });
+}
+
+/** Per scenario, the first and last staged year. */
+function yearRanges(staged: StagedFile[]): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  const year = (day: number) => new Date(day * 86400000).getUTCFullYear();
+  for (const f of staged) {
+    const days = f.meta.days;
+    if (days.length === 0) continue;
+    const [y0, y1] = [year(days[0]!), year(days[days.length - 1]!)];
+    const had = out.get(f.meta.scenario);
+    out.set(f.meta.scenario, had ? [Math.min(had[0], y0), Math.max(had[1], y1)] : [y0, y1]);
+  }
+  return out;
 }

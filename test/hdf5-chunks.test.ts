@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import h5wasm from 'h5wasm/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureFileName, writeFixture, type FixtureSpec } from '../src/archiveModel/fixtureFiles.js';
+import { ChunkedDataset } from '../src/ingest/hdf5/chunkedDataset.js';
+import { readChunkIndex } from '../src/ingest/hdf5/chunkIndex.js';
+import { Hdf5Structure } from '../src/ingest/hdf5/hdf5Structure.js';
+import { Hdf5File } from '../src/ingest/netcdf/hdf5File.js';
+
+/**
+ * The chunk reader (src/ingest/hdf5/) against the HDF5 library (h5wasm), both ways: files the
+ * library writes are read by ChunkedDataset exactly as the library reads them, and the files the
+ * scale model's writer streams (shuffle + deflate) are read by the library as written.
+ */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-hdf5-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+type H5Dataset = { slice(r: [number, number][]): ArrayLike<number>; value: ArrayLike<number>; filters: { id: number }[]; metadata: { chunks: number[] | null }; get_attached_scales(k: number): string[]; shape: number[] };
+const libraryFile = (file: string) => new h5wasm.File(file, 'r');
+const dataset = (f: InstanceType<typeof h5wasm.File>, name: string) => f.get(name) as unknown as H5Dataset;
+
+const base: FixtureSpec = { layout: 'NEX-GDDP-CMIP6', variable: 'tasmax', model: 'ACCESS-CM2', scenario: 'ssp245', year: 2052, lat: [40.125, 41.875], lon: [-74.875, -72.625], lon360: true };
+
+/** Blocks of every kind: whole, one value, across chunk edges, to the dataset's edge. */
+function blocks(shape: number[]): [number, number][][] {
+  if (shape.length === 1) return [[[0, shape[0]!]], [[3, shape[0]! - 2]]];
+  const [nt, ni, nj] = shape as [number, number, number];
+  return [
+    [[0, nt], [0, ni], [0, nj]],
+    [[nt - 1, nt], [ni - 1, ni], [nj - 1, nj]],
+    [[3, Math.min(nt, 80)], [1, ni], [2, Math.min(nj, 7)]],
+    [[nt - 10, nt], [0, 1], [0, nj]],
+  ];
+}
+
+function expectSameBlocks(file: string, name: string) {
+  const f = libraryFile(file);
+  const h = Hdf5Structure.open(file);
+  try {
+    const lib = dataset(f, name);
+    const mine = ChunkedDataset.open(h, name)!;
+    expect(mine.shape).toEqual(lib.shape);
+    for (const b of blocks(lib.shape)) expect(Array.from(mine.readBlock(b))).toEqual(Array.from(lib.slice(b)));
+  } finally {
+    h.close();
+    f.close();
+  }
+}
+
+describe('reading NetCDF-4 chunks without the HDF5 library', () => {
+  beforeAll(async () => {
+    await h5wasm.ready;
+  });
+
+  it('reads files the HDF5 library wrote (deflate, chunks with edges, packed int16) as the library does', async () => {
+    for (const [name, spec] of Object.entries({
+      tiles: { ...base },
+      days: { ...base, chunks: [1, 8, 10] as [number, number, number] },
+      edges: { ...base, chunks: [100, 3, 4] as [number, number, number] },
+      packed: { ...base, packed: true, chunks: [7, 5, 5] as [number, number, number] },
+    })) {
+      const file = await writeFixture(path.join(tmp, 'library', name), spec);
+      expectSameBlocks(file, 'tasmax');
+      expectSameBlocks(file, 'time');
+    }
+  });
+
+  it('writes shuffled and deflated chunks that the HDF5 library reads as the same values, with named dimensions', async () => {
+    for (const [name, extra] of Object.entries({
+      days: {},
+      edges: { chunks: [7, 3, 5] as [number, number, number] },
+      packed: { packed: true, chunks: [30, 8, 10] as [number, number, number] },
+    })) {
+      const plain = await writeFixture(path.join(tmp, 'plain', name), { ...base, ...extra });
+      const shuffled = await writeFixture(path.join(tmp, 'shuffled', name), { ...base, ...extra, shuffle: true });
+      const a = libraryFile(plain);
+      const b = libraryFile(shuffled);
+      try {
+        const v = dataset(b, 'tasmax');
+        // Shuffle (2) then deflate (1), as the publishers store them.
+        expect(v.filters.map((x) => x.id)).toEqual([2, 1]);
+        expect(v.metadata.chunks).toEqual(extra.chunks ?? [366, 8, 10].map((n, k) => (k === 0 ? 1 : n)));
+        expect([0, 1, 2].map((k) => v.get_attached_scales(k))).toEqual([['/time'], ['/lat'], ['/lon']]);
+        expect(Array.from(v.value)).toEqual(Array.from(dataset(a, 'tasmax').value));
+        for (const c of ['time', 'lat', 'lon']) expect(Array.from(dataset(b, c).value)).toEqual(Array.from(dataset(a, c).value));
+        expect(b.attrs.cmip6_source_id?.value).toBe('ACCESS-CM2');
+        expect(Number((v as unknown as { attrs: Record<string, { value: unknown }> }).attrs._FillValue!.value)).toBe(extra.packed ? -32767 : Math.fround(1e20));
+      } finally {
+        a.close();
+        b.close();
+      }
+      expectSameBlocks(shuffled, 'tasmax');
+    }
+  });
+
+  it('indexes 10,958 one-day chunks (a LOCA2 30-year file) in a B-tree of three levels', async () => {
+    const spec: FixtureSpec = { layout: 'LOCA2', variable: 'tasmax', model: 'ACCESS-CM2', scenario: 'ssp245', year: 2015, endYear: 2044, lat: [40.71875, 40.78125], lon: [-74.03125, -73.96875], lon360: true, shuffle: true };
+    const file = await writeFixture(path.join(tmp, 'loca2'), spec);
+    expect(path.basename(file)).toBe(fixtureFileName(spec));
+    const f = libraryFile(file);
+    try {
+      expect(dataset(f, 'tasmax').shape).toEqual([10958, 2, 2]);
+    } finally {
+      f.close();
+    }
+    expectSameBlocks(file, 'tasmax');
+  });
+
+  it('reads through the HDF5 library the chunk indexes it does not (fixed arrays, layout version 5)', async () => {
+    const spec = { ...base, chunks: [1, 8, 10] as [number, number, number] };
+    const reference = await writeFixture(path.join(tmp, 'reference'), spec);
+    for (const libver of ['v110', 'latest'] as const) {
+      const file = path.join(tmp, `libver-${libver}.nc`);
+      const src = libraryFile(reference);
+      const out = new h5wasm.File(file, 'w', { libver });
+      try {
+        const values = dataset(src, 'tasmax').value as Float32Array;
+        out.create_dataset({ name: 'tasmax', data: values, shape: [366, 8, 10], chunks: [1, 8, 10], compression: 'gzip' });
+      } finally {
+        out.close();
+        src.close();
+      }
+      const h = await Hdf5File.open(file);
+      try {
+        const block = h.readBlock('tasmax', [5, 9], [1, 4], [2, 6]);
+        expect(h.valueReader).toBe('h5wasm');
+        const lib = libraryFile(reference);
+        expect(Array.from(block)).toEqual(Array.from(dataset(lib, 'tasmax').slice([[5, 9], [1, 4], [2, 6]])));
+        lib.close();
+      } finally {
+        h.close();
+      }
+    }
+    const h = await Hdf5File.open(reference);
+    h.readBlock('tasmax', [0, 2], [0, 8], [0, 10]);
+    expect(h.valueReader).toBe('native');
+    h.close();
+  });
+
+  it('stops at a damaged chunk with zlib\'s reason', async () => {
+    const file = await writeFixture(path.join(tmp, 'damaged'), { ...base, shuffle: true });
+    const s = Hdf5Structure.open(file);
+    const info = s.dataset('tasmax')!;
+    if (info.layout.kind !== 'chunked') throw new Error('expected chunks');
+    const first = readChunkIndex(s.file, s.sizes, info.layout.index, info.shape, info.layout.chunks, 4)[0]!;
+    s.close();
+    expect(first.start).toEqual([0, 0, 0]);
+    const bytes = fs.readFileSync(file);
+    bytes.fill(0x55, first.address, first.address + 64);
+    fs.writeFileSync(file, bytes);
+    const h = await Hdf5File.open(file);
+    try {
+      expect(() => h.readBlock('tasmax', [0, 2], [0, 8], [0, 10])).toThrow(/incorrect header check|invalid/);
+      expect(Array.from(h.readBlock('tasmax', [1, 2], [0, 1], [0, 1]))).toHaveLength(1);
+    } finally {
+      h.close();
+    }
+  });
+});
