@@ -60,6 +60,9 @@ const thresholdUnitsDesc = (units: readonly string[]): string =>
     .map((u) => `'${u}'`)
     .join(', ')}]`;
 
+// ---- This service's addition: n-day totals ----
+const N_DESC = 'The number of consecutive days whose precipitation is totalled: an integer from 2 to 10. Defaults to 5 (Rx5day).';
+
 const DEFAULT_HISTORIC_RANGE = '1971';
 
 function commonParams(defaultUnits: string): IndicatorParamDoc[] {
@@ -99,9 +102,12 @@ const thresholdParams = (units: readonly string[]): IndicatorParamDoc[] => [
   { name: 'threshold_units', description: thresholdUnitsDesc(units), required: true },
 ];
 
+const nParam = (): IndicatorParamDoc => ({ name: 'n', description: N_DESC, required: false, default: 5 });
+
 const TEMP_UNITS = ['F', 'C', 'K'];
 const DELTA_UNITS = ['C', 'F', 'K'];
 const PR_RATE_UNITS = ['kg/m^2/s', 'mm/day', 'in/day'];
+const PR_AMOUNT_UNITS = ['kg/m^2', 'mm', 'in'];
 
 function ind(
   name: string,
@@ -118,7 +124,10 @@ function ind(
   return { name, label, description, variables, defaultUnits, availableUnits: [...availableUnits], parameters };
 }
 
-/** All 23 indicators, ordered by original class name (as the list endpoint returns them). */
+/**
+ * All 25 indicators: the original's 23, ordered by class name (as the list endpoint returns them),
+ * and this service's max_1day_precipitation and max_nday_precipitation in that order.
+ */
 export const INDICATORS: IndicatorMeta[] = [
   ind(
     'accumulated_freezing_degree_days',
@@ -232,6 +241,14 @@ export const INDICATORS: IndicatorMeta[] = [
     basetempParams(),
   ),
   ind(
+    'max_1day_precipitation',
+    'Maximum 1-Day Precipitation',
+    'Largest precipitation of a single day (Rx1day), generated from daily data using all requested models',
+    ['pr'],
+    'in',
+    PR_AMOUNT_UNITS,
+  ),
+  ind(
     'max_consecutive_dry_days',
     'Max Consecutive Dry Days',
     'Maximum number of consecutive days with no precipitation',
@@ -246,6 +263,15 @@ export const INDICATORS: IndicatorMeta[] = [
     ['tasmax'],
     'F',
     TEMP_UNITS,
+  ),
+  ind(
+    'max_nday_precipitation',
+    'Maximum N-Day Precipitation',
+    'Largest precipitation total of n consecutive days (Rx5day by default) whose last day falls in the period, generated from daily data using all requested models',
+    ['pr'],
+    'in',
+    PR_AMOUNT_UNITS,
+    [nParam()],
   ),
   ind(
     'max_temperature_threshold',
@@ -309,5 +335,5 @@ export const INDICATORS: IndicatorMeta[] = [
     ['days'],
     thresholdParams(PR_RATE_UNITS),
   ),
-  ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', ['kg/m^2', 'mm', 'in']),
+  ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', PR_AMOUNT_UNITS),
 ];

@@ -292,6 +292,15 @@ export function indicatorQuery(catalog: Catalog) {
       })
       .optional()
       .meta({ description: indicatorParamDoc('percentile'), override: wireType('integer', 1, 99) }),
+    n: z
+      .string()
+      .transform((text, ctx) => {
+        const n = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+        if (!(n >= 2 && n <= 10)) ctx.addIssue({ code: 'custom', message: `n must be an integer from 2 to 10; got '${text}'.`, input: text });
+        return n;
+      })
+      .optional()
+      .meta({ description: indicatorParamDoc('n'), override: wireType('integer', 2, 10) }),
     // Checked against the dataset by parseHistoricRange; the default is the default dataset's latest range.
     historic_range: z
       .string()
@@ -311,6 +320,8 @@ export interface IndicatorVariables {
   basetemp?: number;
   percentile?: number;
   historicRange?: HistoricRange;
+  /** max_nday_precipitation: the days of each total. */
+  n?: number;
 }
 
 /**
@@ -340,6 +351,7 @@ export function parseIndicatorVariables(catalog: Catalog, dataset: Dataset, meta
   if (hasParam(meta, 'percentile')) {
     out.percentile = q.percentile(query) ?? (meta.parameters.find((p) => p.name === 'percentile')!.default as number);
   }
+  if (hasParam(meta, 'n')) out.n = q.n(query) ?? (meta.parameters.find((p) => p.name === 'n')!.default as number);
   if (hasParam(meta, 'historic_range')) out.historicRange = parseHistoricRange(catalog, dataset, q.historic_range(query));
   return out;
 }

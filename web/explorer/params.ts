@@ -11,9 +11,10 @@ const LABELS: Record<string, string> = {
   historic_range: 'Historic range',
   basetemp: 'Base temperature',
   basetemp_units: 'Base temperature units',
+  n: 'Days in a row (n)',
 };
 
-const NUMERIC = new Set(['threshold', 'percentile', 'basetemp']);
+const NUMERIC = new Set(['threshold', 'percentile', 'basetemp', 'n']);
 
 /** The indicator's own parameters, in the metadata's order. */
 export function ownParams(indicator: Indicator): IndicatorParam[] {
@@ -88,6 +89,10 @@ export function renderParams(
       if (p.name === 'percentile') {
         input.min = '1';
         input.max = '99';
+        input.step = '1';
+      } else if (p.name === 'n') {
+        input.min = '2';
+        input.max = '10';
         input.step = '1';
       } else if (input.type === 'number') {
         input.step = 'any';
