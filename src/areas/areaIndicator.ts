@@ -3,6 +3,8 @@ import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { AreaAgg } from './area.js';
+import type { ModelRows } from '../indicators/periodChanges.js';
+import { seriesOfRows } from '../indicators/returnLevels/query.js';
 
 const AREA_LISTS = ['area_periods', 'area_models', 'area_values'];
 const LAST_STEP = "FROM period_stats('per_model')";
@@ -86,6 +88,15 @@ export function combineCells(perCell: Rows[], weights: number[], areaAgg: AreaAg
   });
   if (areaAgg === 'mean') sums.forEach((s, j) => (out.values[j] = s.n > 0 ? s.vw / s.w : null));
   return out;
+}
+
+/**
+ * Each model's series over the area (return levels fit them): the cells' per-model values from the
+ * template, combined over the cells as queryAreaIndicator combines them.
+ */
+export async function queryAreaModelSeries(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<ModelRows> {
+  const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
+  return seriesOfRows(combineCells(perCell, weights, areaAgg));
 }
 
 async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue[], type: DuckDBType) {

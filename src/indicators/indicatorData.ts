@@ -6,6 +6,7 @@ import { HttpError } from '../http/errors.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits, type Baseline, type IndicatorFields, type IndicatorVariables, type Span, type TimeAggregation } from './params.js';
 import { queryIndicator, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
+import { checkReturnLevelBaseline, parseReturnLevels, type ReturnLevelPlan } from './returnLevels/params.js';
 import { findIndicator } from './registry.js';
 
 /**
@@ -28,6 +29,8 @@ export interface IndicatorPlan {
   windows: Span[] | undefined;
   relativeTo: Baseline | undefined;
   baselineYears: number[];
+  /** return_period or baseline_return_period: `years` are the fitting window's, read from its scenario. */
+  returnLevels?: ReturnLevelPlan;
 }
 
 export function indicatorOr404(name: string | undefined): IndicatorMeta {
@@ -45,15 +48,19 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   const spans = customSpans(timeAggregation, query, q.custom_time_agg);
   const units = parseUnits(meta, q.units(query));
   const vars = parseIndicatorVariables(catalog, dataset, meta, query, q);
-  const available = scenarioYears(catalog, dataset, scenario);
-  const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
+  const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation);
+  const available = scenarioYears(catalog, dataset, returnLevels?.window.scenario ?? scenario);
+  const { windows, years: windowYears } = returnLevels
+    ? { windows: undefined, years: returnLevels.window.years }
+    : multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
   let years = windowYears;
   // An offset year is named by its first calendar year and also needs the next one.
   if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
   const relativeTo = parseBaseline(catalog, dataset, query, q);
+  if (returnLevels) checkReturnLevelBaseline(returnLevels, relativeTo, query, timeAggregation);
   const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
   checkCost(years.length + baselineYears.length, models.length, maxModelYears);
-  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears };
+  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears, returnLevels };
 }
 
 /**
@@ -62,15 +69,17 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
  * place ("this map cell", "map cell 123 of this area").
  */
 export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell'): CellFiles | undefined {
-  const { dataset, scenario, meta, relativeTo, vars } = plan;
-  const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
-  if (!file) return undefined;
-  if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
+  const { dataset, meta, relativeTo, vars } = plan;
+  const scenario = dataScenario(plan);
   const historical = (what: string) => {
     const historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
     if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for ${place}, so no ${what}.`);
     return historicFile;
   };
+  // A historic_range fitting window reads the historical run, whatever the request's scenario.
+  const file = scenario.name === plan.scenario.name ? climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) : historical('fitting window for historic_range');
+  if (!file) return undefined;
+  if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
   return {
     file,
     monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario.name, cellId),
@@ -104,7 +113,16 @@ export function planRequest(plan: IndicatorPlan, cells: CellFiles[]): IndicatorR
  * missing, so that the other cells still get theirs.
  */
 export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
-  const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
+  return planRowsOfCells(catalog, plan, cellIds, () => [], (r) => queryIndicator(queries, r));
+}
+
+/**
+ * What `run` answers for each of some map cells from one request of the plan: `empty()` for a cell
+ * without data for the scenario or when no year is asked for; the HttpError of a cell whose
+ * historical file is missing, so that the other cells still get theirs.
+ */
+export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, cellIds: number[], empty: () => T, run: (r: IndicatorRequest) => Promise<T[]>): Promise<(T | HttpError)[]> {
+  const out: (T | HttpError)[] = cellIds.map(empty);
   if (plan.years.length === 0) return out;
   const asked: { at: number; files: CellFiles }[] = [];
   cellIds.forEach((cellId, at) => {
@@ -117,7 +135,7 @@ export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool,
     }
   });
   if (asked.length === 0) return out;
-  const rows = await queryIndicator(queries, planRequest(plan, asked.map((a) => a.files)));
+  const rows = await run(planRequest(plan, asked.map((a) => a.files)));
   asked.forEach(({ at }, k) => (out[at] = rows[k]!));
   return out;
 }
@@ -134,8 +152,11 @@ export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: 
  * (Historic baselines always average every model of the historical file, whatever `models` says.)
  */
 export function readsEveryModel(plan: IndicatorPlan): boolean {
-  return plan.models.length === scenarioModels(plan.dataset, plan.scenario).length;
+  return plan.models.length === scenarioModels(plan.dataset, dataScenario(plan)).length;
 }
+
+/** The scenario whose data the plan reads: the request's, or the fitting window's (historical for a historic_range). */
+export const dataScenario = (plan: IndicatorPlan): Scenario => plan.returnLevels?.window.scenario ?? plan.scenario;
 
 /** The `data` member of an indicator answer: period -> statistic -> value (null for none). */
 export function dataJson(rows: PeriodStats[]): string {

@@ -60,8 +60,15 @@ const thresholdUnitsDesc = (units: readonly string[]): string =>
     .map((u) => `'${u}'`)
     .join(', ')}]`;
 
-// ---- This service's addition: n-day totals ----
+// ---- This service's additions: n-day totals and return levels ----
 const N_DESC = 'The number of consecutive days whose precipitation is totalled: an integer from 2 to 10. Defaults to 5 (Rx5day).';
+
+const RETURN_PERIOD_DESC =
+  "Answer return levels instead of periods: one or several return periods in years, integers from 2 to 200, comma-separated (e.g. '20,100'). Per model, a GEV distribution is fitted by L-moments (Hosking 1990) to the model's yearly extremes over the fitting window, and its N-year return level is taken (exceeded once in N years on average; for a minimum, the level undercut once in N years); then the statistics across models. The fitting window is the years of 'years' (at least 20 of the scenario's; by default its last 30) or, with 'historic_range', that 30-year range of the historical run. time_aggregation must be yearly (calendar years) or offset_yearly. With 'relative_to' (a range or span of at least 20 years), each model's change in return level against its own fit over the baseline years, before the statistics. The answer is keyed by return period and names the fitting window.";
+const BASELINE_RETURN_PERIOD_DESC =
+  "Used with 'relative_to', in place of 'return_period': one or several return periods in years (integers from 2 to 200, comma-separated). Per model, the level of the baseline's N-year event (its fit over the relative_to years), then that level's return period in years under the model's fit over the fitting window: how often the baseline's event happens then. Return periods beyond 1,000 years are answered as 1,000, and the answer names the models capped. The answer is keyed by the baseline's return period; its values are years.";
+const INCLUDE_DESC =
+  "With 'return_period' or 'baseline_return_period': 'fit' adds each model's fitted GEV parameters (location and scale in the answer's units, shape k in Hosking's sign convention: k > 0 has an upper bound, k < 0 a heavy upper tail) over the fitting window and, with relative_to, over the baseline years.";
 
 const DEFAULT_HISTORIC_RANGE = '1971';
 
@@ -103,6 +110,13 @@ const thresholdParams = (units: readonly string[]): IndicatorParamDoc[] => [
 ];
 
 const nParam = (): IndicatorParamDoc => ({ name: 'n', description: N_DESC, required: false, default: 5 });
+
+/** The indicators whose yearly extremes have return levels (return_period). */
+const returnLevelParams = (): IndicatorParamDoc[] => [
+  { name: 'return_period', description: RETURN_PERIOD_DESC, required: false },
+  { name: 'baseline_return_period', description: BASELINE_RETURN_PERIOD_DESC, required: false },
+  { name: 'include', description: INCLUDE_DESC, required: false },
+];
 
 const TEMP_UNITS = ['F', 'C', 'K'];
 const DELTA_UNITS = ['C', 'F', 'K'];
@@ -247,6 +261,7 @@ export const INDICATORS: IndicatorMeta[] = [
     ['pr'],
     'in',
     PR_AMOUNT_UNITS,
+    returnLevelParams(),
   ),
   ind(
     'max_consecutive_dry_days',
@@ -263,6 +278,7 @@ export const INDICATORS: IndicatorMeta[] = [
     ['tasmax'],
     'F',
     TEMP_UNITS,
+    returnLevelParams(),
   ),
   ind(
     'max_nday_precipitation',
@@ -271,7 +287,7 @@ export const INDICATORS: IndicatorMeta[] = [
     ['pr'],
     'in',
     PR_AMOUNT_UNITS,
-    [nParam()],
+    [nParam(), ...returnLevelParams()],
   ),
   ind(
     'max_temperature_threshold',
@@ -289,6 +305,7 @@ export const INDICATORS: IndicatorMeta[] = [
     ['tasmin'],
     'F',
     TEMP_UNITS,
+    returnLevelParams(),
   ),
   ind(
     'min_temperature_threshold',

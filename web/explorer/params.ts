@@ -16,9 +16,12 @@ const LABELS: Record<string, string> = {
 
 const NUMERIC = new Set(['threshold', 'percentile', 'basetemp', 'n']);
 
+/** Return levels answer per return period, not per period: the page charts periods, so it does not offer them. */
+const RETURN_LEVELS = new Set(['return_period', 'baseline_return_period', 'include']);
+
 /** The indicator's own parameters, in the metadata's order. */
 export function ownParams(indicator: Indicator): IndicatorParam[] {
-  return indicator.parameters.filter((p) => !COMMON.has(p.name));
+  return indicator.parameters.filter((p) => !COMMON.has(p.name) && !RETURN_LEVELS.has(p.name));
 }
 
 /**
