@@ -282,6 +282,12 @@ describe('areas and batches', () => {
     // More than one cell, and the maximum over them is not the city's cell alone.
     const city = (await get(`/api/climate-data/${NYC}/RCP85/indicator/max_1day_precipitation/?${q}`).expect(200)).body;
     expect(area.data).not.toEqual(city.data);
+    // Its CSV and Arrow: the same values, the area as the location.
+    const csv = (await get(`/api/climate-data/area/RCP85/indicator/max_1day_precipitation/?city=${NYC}&area_agg=max&${q}&format=csv`).expect(200)).text.split('\n');
+    expect(csv[1]).toBe(`area/city/${NYC},NEX-GDDP,RCP85,max_1day_precipitation,mm,RCP85 2071-2100,20,min,${area.data['20'].min},`);
+    const table = tableFromIPC((await bytes(get(`/api/climate-data/area/RCP85/indicator/max_1day_precipitation/?city=${NYC}&area_agg=max&${q}&format=arrow`)).expect(200)).body as Buffer);
+    expect(table.schema.metadata.get('area_agg')).toBe('max');
+    expect(table.getChild('value')!.get(0)).toBe(area.data['20'].min);
   });
 
   it('a batch: each place answers as its single request, in JSON, CSV and Arrow', async () => {
