@@ -20,6 +20,7 @@ import { measureOpsOverhead, printOpsOverhead } from './ops.js';
 import { measureSharedStores, printSharedStores } from './stores.js';
 import { formatsBench, printFormats } from './formats.js';
 import { batchBench, printBatch } from './batch.js';
+import { printReturnLevels, returnLevelBench, RETURN_LEVELS_BENCH } from './returnLevels.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -137,6 +138,7 @@ async function main() {
     }
     const formats = !ONLY || 'formats: raw century as JSON, CSV and Arrow'.includes(ONLY) ? await formatsBench(url, token, catalog) : [];
     const batch = !ONLY || 'batch: 50 cities in one request vs 50 in a row'.includes(ONLY) ? await batchBench(url, token, catalog) : undefined;
+    const returnLevels = !ONLY || RETURN_LEVELS_BENCH.includes(ONLY) ? await returnLevelBench(url, token, catalog) : undefined;
     const rss = peakRssMb(server.pid!);
     console.log(`\nload generator: ${rows[0]?.tool ?? '-'} in its own process${rows[0]?.tool === 'autocannon' ? " (install Debian's wrk for a lighter one)" : ''}`);
     console.log(`\nencodings: compressed = Accept-Encoding: ${ENCODINGS.compressed}; plain = none. Every measured path distinct (${rows.some((r) => r.repeats > 0) ? 'except the repeats warned about above' : 'no repeats'}).`);
@@ -149,6 +151,7 @@ async function main() {
     }
     if (formats.length > 0) printFormats(formats);
     if (batch) printBatch(batch);
+    if (returnLevels) printReturnLevels(returnLevels);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
     const setting = (name: string) => process.env[name] ?? 'default';
@@ -161,7 +164,7 @@ async function main() {
     if (sharedStores.length > 0) printSharedStores(sharedStores);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, batch, opsOverhead, sharedStores }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, batch, returnLevels, opsOverhead, sharedStores }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

@@ -65,7 +65,7 @@ export function referenceWorkloads(catalog: Catalog): Workload[] {
 }
 
 /** One city per NEX-GDDP cell with data, so requests spread over every cell (no response cache helps). */
-function citiesPerCell(catalog: Catalog): number[] {
+export function citiesPerCell(catalog: Catalog): number[] {
   const seen = new Map<number, number>();
   for (const [cityId, cells] of catalog.cityCells) {
     const cell = cells.get('NEX-GDDP');

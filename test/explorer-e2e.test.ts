@@ -232,6 +232,43 @@ describe('GET /explore/ in headless Chromium', () => {
     await page.context().close();
   }, 120_000);
 
+  it("offers the n-day precipitation total with its n control, the table the API's numbers", async () => {
+    const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=max_nday_precipitation&n=3`);
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    const labels = await page.getByRole('combobox', { name: 'Indicator' }).locator('option').allTextContents();
+    expect(labels).toEqual(expect.arrayContaining(['Maximum 1-Day Precipitation', 'Maximum N-Day Precipitation']));
+    const n = page.getByLabel('Days in a row (n)');
+    expect(await n.inputValue()).toBe('3');
+    expect([await n.getAttribute('type'), await n.getAttribute('min'), await n.getAttribute('max')]).toEqual(['number', '2', '10']);
+    // The table holds the API's 3-day totals, per scenario.
+    const expected = async (days: string) => {
+      const answers = await Promise.all(
+        SCENARIOS.map(async (scenario) => {
+          const q = new URLSearchParams({ agg: '10th,median,90th', dataset: 'NEX-GDDP', time_aggregation: 'yearly', n: days });
+          const res = await fetch(`${base}/api/climate-data/${NEW_YORK}/${scenario}/indicator/max_nday_precipitation/?${q}`, { headers: { Authorization: `Token ${t.token}` } });
+          return ((await res.json()) as { data: Record<string, Record<string, number>> }).data;
+        }),
+      );
+      const periods = [...new Set(answers.flatMap((a) => Object.keys(a)))].sort();
+      const show = (v: number | undefined) => (v === undefined ? '' : String(Math.round(v * 100) / 100));
+      return periods.map((p) => [p, ...answers.flatMap((a) => ['10th', 'median', '90th'].map((stat) => show(a[p]?.[stat])))]);
+    };
+    const three = await expected('3');
+    await poll(() => tableRows(page)).toEqual(three);
+    expect(await chart(page).locator('#chart-title').textContent()).toBe('Maximum N-Day Precipitation (in), New York City, NY, NEX-GDDP');
+    // Another n is another request, kept in the address.
+    await n.fill('7');
+    await n.press('Enter');
+    const seven = await expected('7');
+    expect(seven).not.toEqual(three);
+    await poll(() => tableRows(page)).toEqual(seven);
+    expect(new URL(page.url()).searchParams.get('n')).toBe('7');
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
   it('shows the API refusal of a baseline outside the data as a sentence, not a blank chart; decadal periods and windows', async () => {
     const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
     await signIn(page);

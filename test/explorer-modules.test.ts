@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { nearestDot } from '../web/explorer/map.js';
-import { listedOptions } from '../web/explorer/params.js';
+import { listedOptions, ownParams } from '../web/explorer/params.js';
 import { datasetForPlace, placeDatasetsNote } from '../web/explorer/placeDatasets.js';
 import { joinScenarios, periodX } from '../web/explorer/series.js';
 import { datasetScenarios, indicatorPath, queryFromState, shownScenarios, stateFromQuery } from '../web/explorer/state.js';
@@ -69,6 +69,13 @@ describe('the explorer page modules', () => {
     expect(listedOptions(param('max_temperature_threshold', 'threshold_units'))).toEqual(['F', 'C', 'K']);
     expect(listedOptions(param('precipitation_threshold', 'threshold_units'))).toEqual(['kg/m^2/s', 'mm/day', 'in/day']);
     expect(listedOptions(param('cooling_degree_days', 'basetemp'))).toBeUndefined();
+  });
+
+  it('offers the n of the n-day total but not the return-level parameters, which answer per return period', () => {
+    const own = (name: string) => ownParams(INDICATORS.find((i) => i.name === name)! as never).map((p) => p.name);
+    expect(own('max_nday_precipitation')).toEqual(['n']);
+    expect(own('max_high_temperature')).toEqual([]);
+    expect(INDICATORS.find((i) => i.name === 'max_high_temperature')!.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['return_period', 'baseline_return_period', 'include']));
   });
 
   it('asks each scenario for the windows that overlap its years', () => {

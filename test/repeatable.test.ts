@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../src/db/duckdb.js';
 import { macrosSession } from './helpers.js';
@@ -55,4 +55,13 @@ describe('repeatable answers', () => {
       FROM range(20000) t(i)`);
     expect(await distinctAnswers(`WITH shuffled AS (FROM yearly ORDER BY random()) SELECT cell, period, list_sort(vals) FROM period_changes('shuffled')`, 12)).toBe(1);
   });
+
+  it('n-day precipitation totals do not depend on how the window is evaluated', async () => {
+    const dir = `${inject('dataDir')}`;
+    const files = ['752103', '752104'].map((c) => `'${dir}/climate/NEX-GDDP/RCP85/${c}.parquet'`).join(', ');
+    const monthly = ['752103', '752104'].map((c) => `'${dir}/monthly/NEX-GDDP/RCP85/${c}.parquet'`).join(', ');
+    const sql = `SELECT cell, model, period, max(total) AS best, sum(total) AS all_totals FROM nday_totals([${files}], [${monthly}], NULL, [2050, 2051, 2052], 'custom', [{s: 101, e: 1231}]::STRUCT(s INTEGER, e INTEGER)[], 7) GROUP BY ALL ORDER BY ALL`;
+    expect(await distinctAnswers(sql, 12)).toBe(1);
+  });
 });
+

@@ -31,11 +31,13 @@ SET VARIABLE aggs = ['min', 'max', 'avg', '95th'];
 SET VARIABLE units = 'F';
 -- Indicator parameters, in storage units: threshold in K (temperatures) or kg m-2 s-1 (pr),
 -- comparator lt | lte | gt | gte, basetemp in K (65 F = 291.4833333333334 K), percentile 1..99,
--- and the historic range's years and the cell's historical file for the baselines.
+-- n (max_nday_precipitation: the days of each total, 2..10), and the historic range's years and the
+-- cell's historical file for the baselines.
 SET VARIABLE threshold = 305.3722222222222;
 SET VARIABLE comparator = 'gt';
 SET VARIABLE basetemp = 291.4833333333334;
 SET VARIABLE percentile = 95;
+SET VARIABLE n = 5;
 SET VARIABLE historic_file = 'data/build/climate/NEX-GDDP/historical/752103.parquet';
 SET VARIABLE historic_start = 1971;
 SET VARIABLE historic_end = 2000;

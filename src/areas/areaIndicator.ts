@@ -4,6 +4,7 @@ import { sqlFile } from '../db/sqlFiles.js';
 import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { ModelRows } from '../indicators/periodChanges.js';
 import type { AreaAgg } from './area.js';
+import { seriesOfRows } from '../indicators/returnLevels/query.js';
 
 const AREA_LISTS = ['area_periods', 'area_models', 'area_values'];
 const LAST_STEP = "FROM period_stats('per_model')";
@@ -91,24 +92,11 @@ export function combineCells(perCell: Rows[], weights: number[], areaAgg: AreaAg
 
 /**
  * Each model's values per period over an area of the request's cells (combineCells), as
- * period_models gives them for one cell: what warming levels reduce (src/indicators/warmingData.ts).
+ * period_models gives them for one cell: what warming levels average and return levels fit.
  */
 export async function queryAreaModelRows(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<ModelRows> {
   const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
-  const rows = combineCells(perCell, weights, areaAgg);
-  const out: ModelRows = { models: [], ids: [], vals: [] };
-  const at = new Map<string, number>();
-  rows.models.forEach((model, i) => {
-    let m = at.get(model);
-    if (m === undefined) {
-      at.set(model, (m = out.models.push(model) - 1));
-      out.ids.push([]);
-      out.vals.push([]);
-    }
-    out.ids[m]!.push(rows.periods[i]!);
-    out.vals[m]!.push(rows.values[i]!);
-  });
-  return out;
+  return seriesOfRows(combineCells(perCell, weights, areaAgg));
 }
 
 async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue[], type: DuckDBType) {

@@ -8,17 +8,20 @@ import { dailyDataArrow } from '../climate/rawArrow.js';
 import { dailyDataCsv } from '../climate/rawCsv.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName, type TableLabels } from '../climate/tableLabels.js';
-import { formatQuery, negotiateFormat, sendPieces, sendTable } from '../http/format.js';
+import { formatQuery, negotiateFormat, sendPieces, sendTable, type Format } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
-import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest } from '../indicators/indicatorData.js';
+import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest, type IndicatorPlan } from '../indicators/indicatorData.js';
+import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from '../indicators/returnLevels/answer.js';
+import { modelReturnLevels } from '../indicators/returnLevels/modelLevels.js';
+import { returnLevelRequest } from '../indicators/returnLevels/rows.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
-import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area } from './area.js';
-import { queryAreaIndicator } from './areaIndicator.js';
+import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area, type AreaAgg } from './area.js';
+import { queryAreaIndicator, queryAreaModelRows } from './areaIndicator.js';
 import { warmingAreaRows } from '../indicators/warmingData.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 
@@ -87,6 +90,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const areaAgg = indicatorFields.area_agg(query);
     const { meta, models, years, relativeTo } = plan;
     const area = await areaOf(req, dataset, scenario);
+    if (plan.returnLevels) return sendReturnLevels(req, res, format, plan, area, areaAgg);
 
     let rows: Awaited<ReturnType<typeof queryAreaIndicator>> = [];
     if (plan.warming) {
@@ -105,6 +109,25 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
       .vary('Accept')
       .type('application/json')
       .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${indicatorHead(plan, indicatorJson(meta, datasetRanges(catalog, plan.dataset)))}"data":${dataJson(rows)}}`);
+  }
+
+  /** return_period or baseline_return_period over an area: each model's series combined over the cells, then fitted. */
+  async function sendReturnLevels(req: Request, res: Response, format: Format, plan: IndicatorPlan, area: Area, areaAgg: AreaAgg) {
+    const cells = area.cells.map(({ cellId }) => planCellFiles(catalog, plan, cellId, `map cell ${cellId} of this area`)!);
+    const series = await queryAreaModelRows(queries, planRequest(plan, cells), area.cells.map((c) => c.weight), areaAgg);
+    const rows = modelReturnLevels(series, returnLevelRequest(plan));
+    if (format !== 'json') {
+      const labels = areaLabels(req, area, plan.dataset, plan.scenario);
+      const stem = safeFileName(`${labels.fileStem}_${plan.meta.name}_return_levels`);
+      if (format === 'csv') return sendTable(res, format, stem, returnLevelCsvHeader(plan) + returnLevelCsvRows(plan, labels, rows));
+      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', labels.scenario], ['area_agg', areaAgg]]);
+      table.add(rows);
+      return sendTable(res, format, stem, table.toIPC());
+    }
+    res
+      .vary('Accept')
+      .type('application/json')
+      .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${returnLevelHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset)))}"data":${returnLevelDataJson(rows)}}`);
   }
 
   async function sendRaw(req: Request, res: Response) {

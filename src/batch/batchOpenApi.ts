@@ -30,15 +30,16 @@ const placeError = z
   .strictObject({ status: z.int(), detail: z.string() })
   .meta({ description: 'Why the location has no data: the status and detail the single endpoint answers for it (404, or 503 while its cell is being built).' });
 
-const results = (data: z.ZodType) =>
+const results = (data: z.ZodType, after: z.ZodRawShape = {}) =>
   z
-    .array(z.union([z.strictObject({ location: place, map_cell: pointMapCell, data }), z.strictObject({ location: place, error: placeError })]))
+    .array(z.union([z.strictObject({ location: place, map_cell: pointMapCell, data, ...after }), z.strictObject({ location: place, error: placeError })]))
     .meta({ description: "One entry per location, in the request's order: `data` exactly as the single endpoint's, or `error`." });
 
 const { data: rawData, ...rawHead } = rawDataFields;
-const { data: indicatorData, ...indicatorHead } = indicatorDataFields;
+const { data: indicatorData, models_without_fit, models_capped, fit, ...indicatorHead } = indicatorDataFields;
 export const rawDataBatch = z.strictObject({ ...rawHead, results: results(rawData) }).meta({ id: 'ClimateDataBatch' });
-export const indicatorDataBatch = z.strictObject({ ...indicatorHead, results: results(indicatorData) }).meta({ id: 'IndicatorDataBatch' });
+// Return levels: each place's members after its data.
+export const indicatorDataBatch = z.strictObject({ ...indicatorHead, results: results(indicatorData, { models_without_fit, models_capped, fit }) }).meta({ id: 'IndicatorDataBatch' });
 
 const DESCRIPTION =
   'The single endpoint for many locations at once: the query string takes its parameters (with `distance` for the points), the body lists the locations. ' +

@@ -15,7 +15,10 @@ import type { Catalog } from '../reference/catalog.js';
 import { distanceQuery } from '../reference/pointParams.js';
 import { parseBatchBody } from './batchBody.js';
 import { isResolved, resolvePlace, type PlaceError, type ResolvedPlace } from './batchPlaces.js';
-import { IndicatorArrowBatch, indicatorCsvHeader, indicatorCsvRows, rawCsvHeader, rawCsvRows, RawArrowBatch } from './batchTables.js';
+import { IndicatorArrowBatch, indicatorCsvHeader, indicatorCsvRows, rawCsvHeader, rawCsvRows, RawArrowBatch, returnLevelBatchArrow, returnLevelBatchCsvHeader, returnLevelBatchCsvRows } from './batchTables.js';
+import { returnLevelDataJson, returnLevelHead } from '../indicators/returnLevels/answer.js';
+import type { ReturnLevelRows } from '../indicators/returnLevels/modelLevels.js';
+import { returnLevelRowsOfCells } from '../indicators/returnLevels/rows.js';
 import { openBodyStream, ClientGone } from './bodyStream.js';
 import { cellsInOrder, failed, type CellOutcome } from './cellsInOrder.js';
 
@@ -92,38 +95,53 @@ export function batchRoutes(deps: BatchDeps): Router {
 
   const readyCell = (plan: { dataset: { name: string } }, cellId: number) => progress.requireCell(plan.dataset.name, cellId);
 
+  /** Each cell's outcome: a 503 for a cell still being built, else what `rowsOf` answers for the ready cells (in one statement). */
+  async function computeCells<T>(plan: IndicatorPlan, cellIds: number[], rowsOf: (ready: number[]) => Promise<(T | HttpError)[]>): Promise<CellOutcome<T>[]> {
+    const outcomes: (CellOutcome<T> | undefined)[] = cellIds.map(() => undefined);
+    const ready = cellIds.filter((cellId, i) => {
+      try {
+        readyCell(plan, cellId);
+        return true;
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        outcomes[i] = failed(err);
+        return false;
+      }
+    });
+    const rows = await rowsOf(ready);
+    let k = 0;
+    return outcomes.map((outcome) => {
+      if (outcome) return outcome;
+      const r = rows[k++]!;
+      return r instanceof HttpError ? failed(r) : { ok: true, value: r };
+    });
+  }
+
   function indicatorKind(plan: IndicatorPlan): BatchKind<PeriodStats[]> {
     return {
       head: indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
       // One statement per group of cells: binding a template is most of a cell's query.
       group: (distinct) => queries.groups(distinct, MOST_CELLS),
-      compute: async (cellIds) => {
-        const outcomes: CellOutcome<PeriodStats[]>[] = cellIds.map(() => ({ ok: true, value: [] }));
-        const ready = cellIds.filter((cellId, i) => {
-          try {
-            readyCell(plan, cellId);
-            return true;
-          } catch (err) {
-            if (!(err instanceof HttpError)) throw err;
-            outcomes[i] = failed(err);
-            return false;
-          }
-        });
-        const rows = await indicatorRowsOfCells(catalog, queries, plan, ready);
-        let k = 0;
-        cellIds.forEach((_, i) => {
-          if (outcomes[i]!.ok) {
-            const r = rows[k++]!;
-            outcomes[i] = r instanceof HttpError ? failed(r) : { ok: true, value: r };
-          }
-        });
-        return outcomes;
-      },
+      compute: (cellIds) => computeCells(plan, cellIds, (ready) => indicatorRowsOfCells(catalog, queries, plan, ready)),
       dataJson,
       csvHeader: indicatorCsvHeader(plan),
       csvRows: (resolved, rows) => indicatorCsvRows(plan, resolved, rows),
       arrow: () => new IndicatorArrowBatch(plan),
       fileStem: safeFileName(`climate-data_batch_${plan.scenario.name}_${plan.dataset.name}_${plan.meta.name}`),
+    };
+  }
+
+  /** return_period or baseline_return_period: each place's data keyed by return period, with its models' notes after it. */
+  function returnLevelKind(plan: IndicatorPlan): BatchKind<ReturnLevelRows> {
+    return {
+      head: returnLevelHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
+      group: (distinct) => queries.groups(distinct, MOST_CELLS),
+      compute: (cellIds) => computeCells(plan, cellIds, (ready) => returnLevelRowsOfCells(catalog, queries, plan, ready)),
+      dataJson: returnLevelDataJson,
+      csvHeader: returnLevelBatchCsvHeader(plan),
+      csvRows: (resolved, rows) => returnLevelBatchCsvRows(plan, resolved, rows),
+      arrow: () => returnLevelBatchArrow(plan),
+      fileStem: safeFileName(`climate-data_batch_${plan.scenario.name}_${plan.dataset.name}_${plan.meta.name}_return_levels`),
     };
   }
 
@@ -229,7 +247,9 @@ export function batchRoutes(deps: BatchDeps): Router {
     const { query, params, scenario, dataset, places, format } = start(req);
     const plan = indicatorPlan(catalog, indicatorFields, query, dataset, scenario, params.name, maxModelYears);
     const distance = indicatorFields.distance(query);
-    await answer(req, res, format, dataset.name, places.map((p) => resolvePlace(catalog, p, dataset, distance)), indicatorKind(plan));
+    const resolved = places.map((p) => resolvePlace(catalog, p, dataset, distance));
+    if (plan.returnLevels) await answer(req, res, format, dataset.name, resolved, returnLevelKind(plan));
+    else await answer(req, res, format, dataset.name, resolved, indicatorKind(plan));
   });
 
   router.post('/api/climate-data/batch/:scenario/', body, bodyErrors, async (req: Request, res: Response) => {

@@ -10,6 +10,8 @@ import { indicatorCsv, scenarioLabel } from '../indicators/indicatorCsv.js';
 import { warmingHeadJson } from '../indicators/warmingJson.js';
 import type { IndicatorPlan } from '../indicators/indicatorData.js';
 import type { PeriodStats } from '../indicators/query.js';
+import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows } from '../indicators/returnLevels/answer.js';
+import type { ReturnLevelRows } from '../indicators/returnLevels/modelLevels.js';
 import type { BatchPlace } from './batchBody.js';
 import type { ResolvedPlace } from './batchPlaces.js';
 
@@ -42,6 +44,24 @@ export function indicatorCsvHeader(plan: IndicatorPlan): string {
 export function indicatorCsvRows(plan: IndicatorPlan, resolved: ResolvedPlace, rows: PeriodStats[]): string {
   const labels = tableLabels(resolved.location, plan.dataset, plan.scenario);
   return ledLines(resolved.place, lines(indicatorCsv(rows, { labels, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming })).slice(1));
+}
+
+export function returnLevelBatchCsvHeader(plan: IndicatorPlan): string {
+  return PLACE_COLUMNS.join(',') + ',' + returnLevelCsvHeader(plan);
+}
+
+export function returnLevelBatchCsvRows(plan: IndicatorPlan, resolved: ResolvedPlace, rows: ReturnLevelRows): string {
+  return ledLines(resolved.place, lines(returnLevelCsvRows(plan, tableLabels(resolved.location, plan.dataset, plan.scenario), rows)));
+}
+
+/** Return levels of a batch as one Arrow table: the place columns, then the single table's columns. */
+export function returnLevelBatchArrow(plan: IndicatorPlan) {
+  const places = new PlaceColumns();
+  const table = new ReturnLevelArrow<ResolvedPlace>(plan, [['dataset', plan.dataset.name], ['scenario', plan.scenario.name]], {
+    add: (resolved, rows) => places.add(resolved, plan, rows),
+    columns: () => places.columns(),
+  });
+  return { add: (resolved: ResolvedPlace, rows: ReturnLevelRows) => table.add(rows, resolved), toIPC: () => table.toIPC() };
 }
 
 export function rawCsvHeader(plan: RawDataPlan): string {

@@ -206,6 +206,24 @@ export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id:
 export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFields }).meta({ id: 'PointClimateData' });
 
 const statsOfPeriod = z.record(z.string(), z.number().nullable()).meta({ description: 'Statistic across models -> value (null for none); model_count at warming levels.' });
+const gevFit = z.strictObject({ location: z.number(), scale: z.number(), shape: z.number() });
+const fitWindow = z.strictObject({ scenario: z.string(), historic_range: z.int().optional(), start_year: z.int(), end_year: z.int(), years: z.int() });
+
+/** A place's members after `data` in a return-level answer (return_period, baseline_return_period). */
+export const returnLevelPlaceFields = {
+  models_without_fit: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'Return levels: the models left out, with fewer than 20 yearly values in the fitting window (or the baseline), or values without spread.' }),
+  models_capped: z
+    .record(z.string(), z.array(z.string()))
+    .optional()
+    .meta({ description: 'baseline_return_period: per return period, the models whose answer was beyond return_period_cap years and is the cap.' }),
+  fit: z
+    .strictObject({ window: z.record(z.string(), gevFit), baseline: z.record(z.string(), gevFit).optional() })
+    .optional()
+    .meta({ description: "include=fit: each model's GEV location, scale (in fit_units) and shape k (Hosking's sign: k > 0 bounded above), over the fitting window and the baseline." }),
+};
 
 export const indicatorDataFields = {
   dataset: z.string(),
@@ -215,9 +233,9 @@ export const indicatorDataFields = {
   time_aggregation: z.enum(VALID_AGGREGATIONS),
   units: z.string(),
   relative_to: z
-    .strictObject({ start_year: z.int(), end_year: z.int(), change: z.enum(['absolute', 'percent']) })
+    .strictObject({ start_year: z.int(), end_year: z.int(), change: z.enum(['absolute', 'percent']).optional() })
     .optional()
-    .meta({ description: 'With relative_to: the baseline years and the kind of change the values are.' }),
+    .meta({ description: 'With relative_to: the baseline years and the kind of change the values are (no change with baseline_return_period: the values are return periods).' }),
   warming_levels: z
     .strictObject({
       pool_scenarios: z.boolean(),
@@ -241,14 +259,29 @@ export const indicatorDataFields = {
     })
     .optional()
     .meta({ description: 'With warming_level: the windows of each level. `data` is then keyed by level.' }),
+  return_levels: z
+    .strictObject({
+      method: z.string(),
+      extreme: z.enum(['yearly maximum', 'yearly minimum']),
+      fitting_window: fitWindow,
+      baseline_window: z.strictObject({ scenario: z.string(), start_year: z.int(), end_year: z.int() }).optional(),
+      return_periods: z.array(z.int()).optional(),
+      baseline_return_periods: z.array(z.int()).optional(),
+      return_period_cap: z.int().optional(),
+      fit_units: z.string().optional(),
+    })
+    .optional()
+    .meta({ description: 'With return_period or baseline_return_period: the method, the fitting window and the return periods; `data` is then keyed by return period.' }),
   data: z
     .record(z.string(), z.union([statsOfPeriod, z.record(z.string(), statsOfPeriod)]))
     .meta({
       description:
         'Keyed by period (e.g. 2050, 2050-01, 2050-Q1, 2050-2059); each period by statistic across models (min, max, avg, 95th, ...). ' +
+        'With return_period or baseline_return_period, keyed by return period (20), each by statistic across models. ' +
         'With warming_level, keyed by level (2.0): for yearly and offset_yearly the statistics and model_count (how many models they are taken over); ' +
         'for monthly, quarterly and custom, keyed by month (01), quarter (Q1) or span (01) of the year, each with its statistics and model_count.',
     }),
+  ...returnLevelPlaceFields,
 };
 
 export const cityIndicatorData = z.strictObject({ city, ...indicatorDataFields }).meta({ id: 'CityIndicatorData' });

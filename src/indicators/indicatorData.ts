@@ -7,6 +7,7 @@ import { WINDOW_YEARS } from '../reference/warmingLevels.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits, type Baseline, type IndicatorFields, type IndicatorVariables, type Span, type TimeAggregation } from './params.js';
 import { queryIndicator, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
+import { checkReturnLevelBaseline, parseReturnLevels, type ReturnLevelPlan } from './returnLevels/params.js';
 import { findIndicator } from './registry.js';
 import { warmingDataJson, warmingHeadJson } from './warmingJson.js';
 import { checkWarmingParams, warmingPlan, type WarmingPlan } from './warmingPlan.js';
@@ -34,6 +35,8 @@ export interface IndicatorPlan {
   baselineYears: number[];
   /** warming_level: each model's window per level, and what to read; then `years` is empty. */
   warming?: WarmingPlan;
+  /** return_period or baseline_return_period: `years` are the fitting window's, read from its scenario. */
+  returnLevels?: ReturnLevelPlan;
 }
 
 export function indicatorOr404(name: string | undefined): IndicatorMeta {
@@ -56,6 +59,10 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   const units = parseUnits(meta, q.units(query));
   const vars = parseIndicatorVariables(catalog, dataset, meta, query, q);
   if (levels !== undefined) {
+    // A return level's fitting window at a warming level is not built yet: refused, not ignored.
+    for (const name of ['return_period', 'baseline_return_period']) {
+      if (query[name] !== undefined) throw badRequest(`${name} cannot be combined with warming_level yet: fit over \`years\` (at least 20) or a \`historic_range\`, or leave out ${name}.`);
+    }
     // Refuses `windows` (time_aggregation is not window here); no year is read through it.
     multiYearWindows(timeAggregation, query, q.windows, [], [0, 0]);
     const relativeTo = parseBaseline(catalog, dataset, query, q);
@@ -68,15 +75,19 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
     const used = [...new Set(warming.members.map((m) => m.model))];
     return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming };
   }
-  const available = scenarioYears(catalog, dataset, scenario);
-  const { windows, years: windowYears } = multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
+  const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation);
+  const available = scenarioYears(catalog, dataset, returnLevels?.window.scenario ?? scenario);
+  const { windows, years: windowYears } = returnLevels
+    ? { windows: undefined, years: returnLevels.window.years }
+    : multiYearWindows(timeAggregation, query, q.windows, yearsWithin(q.years(query), available), available);
   let years = windowYears;
   // An offset year is named by its first calendar year and also needs the next one.
   if (timeAggregation === 'offset_yearly') years = [...new Set(years.flatMap((y) => (y < available[1] ? [y, y + 1] : [y])))].sort((a, b) => a - b);
   const relativeTo = parseBaseline(catalog, dataset, query, q);
+  if (returnLevels) checkReturnLevelBaseline(returnLevels, relativeTo, query, timeAggregation);
   const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
   checkCost(years.length + baselineYears.length, models.length, maxModelYears);
-  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears };
+  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears, returnLevels };
 }
 
 /**
@@ -84,18 +95,19 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
  * A historic range or a baseline needs the cell's historical file: without one, a 404 naming the
  * place ("this map cell", "map cell 123 of this area").
  */
-export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell', scenario = plan.scenario.name): CellFiles | undefined {
+export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, place = 'this map cell', scenario = dataScenario(plan).name): CellFiles | undefined {
   const { dataset, meta, vars } = plan;
   // At warming levels the baseline's years are read as those of the historical file (warmingData.ts).
   const relativeTo = plan.warming ? undefined : plan.relativeTo;
-  const file = climateFile(catalog.dataDir, dataset.name, scenario, cellId);
-  if (!file) return undefined;
-  if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
   const historical = (what: string) => {
     const historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
     if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for ${place}, so no ${what}.`);
     return historicFile;
   };
+  // A historic_range fitting window reads the historical run, whatever the request's scenario.
+  const file = dataScenario(plan) !== plan.scenario ? historical('fitting window for historic_range') : climateFile(catalog.dataDir, dataset.name, scenario, cellId);
+  if (!file) return undefined;
+  if (catalog.staleSummaries.has(dataset.name)) throw summariesOlderThanService(`has ${dataset.name} monthly summaries of an older format`);
   return {
     file,
     monthlyFile: summaryFile(catalog.dataDir, 'monthly', dataset.name, scenario, cellId),
@@ -130,7 +142,16 @@ export function planRequest(plan: IndicatorPlan, cells: CellFiles[]): IndicatorR
  */
 export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
   if (plan.warming) return warmingRowsOfCells(catalog, queries, plan, plan.warming, cellIds);
-  const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
+  return planRowsOfCells(catalog, plan, cellIds, () => [], (r) => queryIndicator(queries, r));
+}
+
+/**
+ * What `run` answers for each of some map cells from one request of the plan: `empty()` for a cell
+ * without data for the scenario or when no year is asked for; the HttpError of a cell whose
+ * historical file is missing, so that the other cells still get theirs.
+ */
+export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, cellIds: number[], empty: () => T, run: (r: IndicatorRequest) => Promise<T[]>): Promise<(T | HttpError)[]> {
+  const out: (T | HttpError)[] = cellIds.map(empty);
   if (plan.years.length === 0) return out;
   const asked: { at: number; files: CellFiles }[] = [];
   cellIds.forEach((cellId, at) => {
@@ -143,7 +164,7 @@ export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool,
     }
   });
   if (asked.length === 0) return out;
-  const rows = await queryIndicator(queries, planRequest(plan, asked.map((a) => a.files)));
+  const rows = await run(planRequest(plan, asked.map((a) => a.files)));
   asked.forEach(({ at }, k) => (out[at] = rows[k]!));
   return out;
 }
@@ -160,8 +181,11 @@ export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: 
  * (Historic baselines always average every model of the historical file, whatever `models` says.)
  */
 export function readsEveryModel(plan: IndicatorPlan): boolean {
-  return plan.models.length === scenarioModels(plan.dataset, plan.scenario).length;
+  return plan.models.length === scenarioModels(plan.dataset, dataScenario(plan)).length;
 }
+
+/** The scenario whose data the plan reads: the request's, or the fitting window's (historical for a historic_range). */
+export const dataScenario = (plan: IndicatorPlan): Scenario => plan.returnLevels?.window.scenario ?? plan.scenario;
 
 /** The `data` member of an indicator answer: period -> statistic -> value (null for none). */
 export function dataJson(rows: PeriodStats[]): string {

@@ -64,6 +64,16 @@ const thresholdUnitsDesc = (units: readonly string[]): string =>
     .map((u) => `'${u}'`)
     .join(', ')}]`;
 
+// ---- This service's additions: n-day totals and return levels ----
+const N_DESC = 'The number of consecutive days whose precipitation is totalled: an integer from 2 to 10. Defaults to 5 (Rx5day).';
+
+const RETURN_PERIOD_DESC =
+  "Answer return levels instead of periods: one or several return periods in years, integers from 2 to 200, comma-separated (e.g. '20,100'). Per model, a GEV distribution is fitted by L-moments (Hosking 1990) to the model's yearly extremes over the fitting window, and its N-year return level is taken (exceeded once in N years on average; for a minimum, the level undercut once in N years); then the statistics across models. The fitting window is the years of 'years' (at least 20 of the scenario's; by default its last 30) or, with 'historic_range', that 30-year range of the historical run. time_aggregation must be yearly (calendar years) or offset_yearly. With 'relative_to' (a range or span of at least 20 years), each model's change in return level against its own fit over the baseline years, before the statistics. The answer is keyed by return period and names the fitting window.";
+const BASELINE_RETURN_PERIOD_DESC =
+  "Used with 'relative_to', in place of 'return_period': one or several return periods in years (integers from 2 to 200, comma-separated). Per model, the level of the baseline's N-year event (its fit over the relative_to years), then that level's return period in years under the model's fit over the fitting window: how often the baseline's event happens then. Return periods beyond 1,000 years are answered as 1,000, and the answer names the models capped. The answer is keyed by the baseline's return period; its values are years.";
+const INCLUDE_DESC =
+  "With 'return_period' or 'baseline_return_period': 'fit' adds each model's fitted GEV parameters (location and scale in the answer's units, shape k in Hosking's sign convention: k > 0 has an upper bound, k < 0 a heavy upper tail) over the fitting window and, with relative_to, over the baseline years.";
+
 const DEFAULT_HISTORIC_RANGE = '1971';
 
 function commonParams(defaultUnits: string): IndicatorParamDoc[] {
@@ -105,9 +115,19 @@ const thresholdParams = (units: readonly string[]): IndicatorParamDoc[] => [
   { name: 'threshold_units', description: thresholdUnitsDesc(units), required: true },
 ];
 
+const nParam = (): IndicatorParamDoc => ({ name: 'n', description: N_DESC, required: false, default: 5 });
+
+/** The indicators whose yearly extremes have return levels (return_period). */
+const returnLevelParams = (): IndicatorParamDoc[] => [
+  { name: 'return_period', description: RETURN_PERIOD_DESC, required: false },
+  { name: 'baseline_return_period', description: BASELINE_RETURN_PERIOD_DESC, required: false },
+  { name: 'include', description: INCLUDE_DESC, required: false },
+];
+
 const TEMP_UNITS = ['F', 'C', 'K'];
 const DELTA_UNITS = ['C', 'F', 'K'];
 const PR_RATE_UNITS = ['kg/m^2/s', 'mm/day', 'in/day'];
+const PR_AMOUNT_UNITS = ['kg/m^2', 'mm', 'in'];
 
 function ind(
   name: string,
@@ -124,7 +144,10 @@ function ind(
   return { name, label, description, variables, defaultUnits, availableUnits: [...availableUnits], parameters };
 }
 
-/** All 23 indicators, ordered by original class name (as the list endpoint returns them). */
+/**
+ * All 25 indicators: the original's 23, ordered by class name (as the list endpoint returns them),
+ * and this service's max_1day_precipitation and max_nday_precipitation in that order.
+ */
 export const INDICATORS: IndicatorMeta[] = [
   ind(
     'accumulated_freezing_degree_days',
@@ -238,6 +261,15 @@ export const INDICATORS: IndicatorMeta[] = [
     basetempParams(),
   ),
   ind(
+    'max_1day_precipitation',
+    'Maximum 1-Day Precipitation',
+    'Largest precipitation of a single day (Rx1day), generated from daily data using all requested models',
+    ['pr'],
+    'in',
+    PR_AMOUNT_UNITS,
+    returnLevelParams(),
+  ),
+  ind(
     'max_consecutive_dry_days',
     'Max Consecutive Dry Days',
     'Maximum number of consecutive days with no precipitation',
@@ -252,6 +284,16 @@ export const INDICATORS: IndicatorMeta[] = [
     ['tasmax'],
     'F',
     TEMP_UNITS,
+    returnLevelParams(),
+  ),
+  ind(
+    'max_nday_precipitation',
+    'Maximum N-Day Precipitation',
+    'Largest precipitation total of n consecutive days (Rx5day by default) whose last day falls in the period, generated from daily data using all requested models',
+    ['pr'],
+    'in',
+    PR_AMOUNT_UNITS,
+    [nParam(), ...returnLevelParams()],
   ),
   ind(
     'max_temperature_threshold',
@@ -269,6 +311,7 @@ export const INDICATORS: IndicatorMeta[] = [
     ['tasmin'],
     'F',
     TEMP_UNITS,
+    returnLevelParams(),
   ),
   ind(
     'min_temperature_threshold',
@@ -315,5 +358,5 @@ export const INDICATORS: IndicatorMeta[] = [
     ['days'],
     thresholdParams(PR_RATE_UNITS),
   ),
-  ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', ['kg/m^2', 'mm', 'in']),
+  ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', PR_AMOUNT_UNITS),
 ];

@@ -5,6 +5,7 @@ import type { Catalog, Dataset, HistoricRange } from '../reference/catalog.js';
 import { climateQuery, datasetRanges, defaultDatasetRanges, latestRange, scenarioYears, single } from '../climate/params.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 import { WARMING_LEVELS, type WarmingLevel } from '../reference/warmingLevels.js';
+import { returnLevelQuery } from './returnLevels/params.js';
 
 /**
  * Indicator query parameters, validated into the values the SQL templates read. The zod schemas
@@ -175,7 +176,7 @@ export function parseBaseline(catalog: Catalog, dataset: Dataset, query: Record<
  * 1981 for the CMIP6 ones, whose historical run reaches 2014). A range of another dataset is a
  * 400 that says which datasets have it and why this one does not.
  */
-function parseHistoricRange(catalog: Catalog, dataset: Dataset, text: string | undefined): HistoricRange {
+export function parseHistoricRange(catalog: Catalog, dataset: Dataset, text: string | undefined): HistoricRange {
   const own = datasetRanges(catalog, dataset);
   if (text === undefined) {
     const latest = latestRange(own);
@@ -316,12 +317,22 @@ export function indicatorQuery(catalog: Catalog) {
       })
       .optional()
       .meta({ description: indicatorParamDoc('percentile'), override: wireType('integer', 1, 99) }),
+    n: z
+      .string()
+      .transform((text, ctx) => {
+        const n = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+        if (!(n >= 2 && n <= 10)) ctx.addIssue({ code: 'custom', message: `n must be an integer from 2 to 10; got '${text}'.`, input: text });
+        return n;
+      })
+      .optional()
+      .meta({ description: indicatorParamDoc('n'), override: wireType('integer', 2, 10) }),
+    ...returnLevelQuery(),
     // Checked against the dataset by parseHistoricRange; the default is the default dataset's latest range.
     historic_range: z
       .string()
       .optional()
       .meta({
-        description: `${indicatorParamDoc('historic_range')} Each dataset has its own ranges (/api/historic-range/?dataset=...), and its latest is the default: ${catalog.datasets.map((d) => `${d.name} ${latestRange(datasetRanges(catalog, d))?.start_year ?? 'none'}`).join(', ')}.`,
+        description: `${indicatorParamDoc('historic_range')} With return_period or baseline_return_period, the fitting window instead: the range's years of the historical run. Each dataset has its own ranges (/api/historic-range/?dataset=...), and its latest is the default: ${catalog.datasets.map((d) => `${d.name} ${latestRange(datasetRanges(catalog, d))?.start_year ?? 'none'}`).join(', ')}.`,
         override: { enum: ranges.map((r) => String(r.start_year)), ...(latest ? { default: String(latest.start_year) } : {}) },
       }),
   };
@@ -335,6 +346,8 @@ export interface IndicatorVariables {
   basetemp?: number;
   percentile?: number;
   historicRange?: HistoricRange;
+  /** max_nday_precipitation: the days of each total. */
+  n?: number;
 }
 
 /**
@@ -364,6 +377,7 @@ export function parseIndicatorVariables(catalog: Catalog, dataset: Dataset, meta
   if (hasParam(meta, 'percentile')) {
     out.percentile = q.percentile(query) ?? (meta.parameters.find((p) => p.name === 'percentile')!.default as number);
   }
+  if (hasParam(meta, 'n')) out.n = q.n(query) ?? (meta.parameters.find((p) => p.name === 'n')!.default as number);
   if (hasParam(meta, 'historic_range')) out.historicRange = parseHistoricRange(catalog, dataset, q.historic_range(query));
   return out;
 }

@@ -68,6 +68,7 @@ function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
     ['comparator', r.comparator ?? null, VARCHAR],
     ['basetemp', r.basetemp ?? null, DOUBLE],
     ['percentile', r.percentile ?? null, INTEGER],
+    ['n', r.n ?? null, INTEGER],
     ['historic_file', files((c) => c.historicFile), VARCHAR],
     ['historic_start', r.historicRange?.start_year ?? null, INTEGER],
     ['historic_end', r.historicRange?.end_year ?? null, INTEGER],

@@ -2,7 +2,7 @@ import type { HistoricRange } from '../reference/catalog.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
- * The 23 indicators: metadata (metadata.ts) and, by name, their SQL template
+ * The 25 indicators: metadata (metadata.ts) and, by name, their SQL template
  * (sql/indicators/<name>.sql). A new indicator is one template plus one metadata entry.
  */
 export const indicatorByName = new Map(INDICATORS.map((i) => [i.name, i]));

@@ -5,11 +5,13 @@ import { distanceQuery } from '../reference/pointParams.js';
 import { cityLocation, pointLocation, scenarioOr404, type Location } from '../climate/location.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { queryFields } from '../http/queryParams.js';
-import { formatQuery, negotiateFormat, sendTable } from '../http/format.js';
+import { formatQuery, negotiateFormat, sendTable, type Format } from '../http/format.js';
 import { safeFileName, tableLabels } from '../climate/tableLabels.js';
 import { indicatorArrow } from './indicatorArrow.js';
 import { indicatorCsv } from './indicatorCsv.js';
-import { dataJson, indicatorHead, indicatorOr404, indicatorPlan, indicatorRows } from './indicatorData.js';
+import { dataJson, indicatorHead, indicatorOr404, indicatorPlan, indicatorRows, type IndicatorPlan } from './indicatorData.js';
+import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from './returnLevels/answer.js';
+import { returnLevelRows } from './returnLevels/rows.js';
 import { indicatorQuery } from './params.js';
 import { indicatorJson } from './registry.js';
 import { INDICATORS } from './metadata.js';
@@ -43,6 +45,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
     const format = negotiateFormat(res.req);
     const plan = indicatorPlan(catalog, q, query, dataset, scenario, name, maxModelYears);
     progress.requireCell(dataset.name, location.cellId);
+    if (plan.returnLevels) return sendReturnLevels(res, format, location, plan);
     const rows = await indicatorRows(catalog, queries, plan, location.cellId);
     if (format !== 'json') {
       const labels = tableLabels(location, dataset, scenario);
@@ -53,6 +56,23 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
       .vary('Accept')
       .type('application/json')
       .send(`{"${location.key}":${location.featureJson},${indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset)))}"data":${dataJson(rows)}}`);
+  }
+
+  /** return_period or baseline_return_period: the answer keyed by return period (returnLevels/answer.ts). */
+  async function sendReturnLevels(res: Response, format: Format, location: Location, plan: IndicatorPlan) {
+    const rows = await returnLevelRows(catalog, queries, plan, location.cellId);
+    if (format !== 'json') {
+      const labels = tableLabels(location, plan.dataset, plan.scenario);
+      const stem = safeFileName(`${labels.fileStem}_${plan.meta.name}_return_levels`);
+      if (format === 'csv') return sendTable(res, format, stem, returnLevelCsvHeader(plan) + returnLevelCsvRows(plan, labels, rows));
+      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', labels.scenario]]);
+      table.add(rows);
+      return sendTable(res, format, stem, table.toIPC());
+    }
+    res
+      .vary('Accept')
+      .type('application/json')
+      .send(`{"${location.key}":${location.featureJson},${returnLevelHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset)))}"data":${returnLevelDataJson(rows)}}`);
   }
 
   router.get('/api/climate-data/:city/:scenario/indicator/:name/', throttle, async (req, res) => {

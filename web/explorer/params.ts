@@ -11,13 +11,17 @@ const LABELS: Record<string, string> = {
   historic_range: 'Historic range',
   basetemp: 'Base temperature',
   basetemp_units: 'Base temperature units',
+  n: 'Days in a row (n)',
 };
 
-const NUMERIC = new Set(['threshold', 'percentile', 'basetemp']);
+const NUMERIC = new Set(['threshold', 'percentile', 'basetemp', 'n']);
+
+/** Return levels answer per return period, not per period: the page charts periods, so it does not offer them. */
+const RETURN_LEVELS = new Set(['return_period', 'baseline_return_period', 'include']);
 
 /** The indicator's own parameters, in the metadata's order. */
 export function ownParams(indicator: Indicator): IndicatorParam[] {
-  return indicator.parameters.filter((p) => !COMMON.has(p.name));
+  return indicator.parameters.filter((p) => !COMMON.has(p.name) && !RETURN_LEVELS.has(p.name));
 }
 
 /**
@@ -88,6 +92,10 @@ export function renderParams(
       if (p.name === 'percentile') {
         input.min = '1';
         input.max = '99';
+        input.step = '1';
+      } else if (p.name === 'n') {
+        input.min = '2';
+        input.max = '10';
         input.step = '1';
       } else if (input.type === 'number') {
         input.step = 'any';

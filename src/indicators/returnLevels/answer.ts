@@ -1,0 +1,205 @@
+import { dictionaryColumn, dictionaryIndices, floatColumn, ipcStream, type Column } from '../../http/arrowTable.js';
+import { csvLine } from '../../http/csv.js';
+import type { TableLabels } from '../../climate/tableLabels.js';
+import { dataJson, indicatorHead, type IndicatorPlan } from '../indicatorData.js';
+import type { ReturnLevelRows } from './modelLevels.js';
+import { FIT_METHOD, RETURN_PERIOD_CAP, type ReturnLevelPlan } from './params.js';
+
+/**
+ * A return-level answer in each format. JSON: the indicator answer's members, `return_levels`
+ * (method, fitting window, return periods) before `data` keyed by return period, then the place's
+ * `models_without_fit`, `models_capped` (the inverse) and `fit` (include=fit). CSV and Arrow: the
+ * indicator table with the return period for the period and the fitting window beside the units;
+ * with include=fit, each model's parameters as rows with a `model`.
+ */
+
+const rlOf = (plan: IndicatorPlan): ReturnLevelPlan => plan.returnLevels!;
+
+/** The units of the answer's values: return periods are years. */
+export const answerUnits = (plan: IndicatorPlan) => (rlOf(plan).inverse ? 'years' : plan.units);
+
+const baselineWindow = (plan: IndicatorPlan) => (plan.relativeTo ? { scenario: 'historical', start_year: plan.relativeTo.start_year, end_year: plan.relativeTo.end_year } : undefined);
+
+/** The `return_levels` member: what was fitted, over which years, and what the values are. */
+export function returnLevelsJson(plan: IndicatorPlan) {
+  const rl = rlOf(plan);
+  return {
+    method: FIT_METHOD,
+    extreme: `yearly ${rl.extreme}`,
+    fitting_window: rl.window.json,
+    ...(plan.relativeTo ? { baseline_window: baselineWindow(plan) } : {}),
+    ...(rl.inverse ? { baseline_return_periods: rl.periods, return_period_cap: RETURN_PERIOD_CAP } : { return_periods: rl.periods }),
+    ...(rl.includeFit ? { fit_units: plan.units } : {}),
+  };
+}
+
+/**
+ * The members before `data`: the indicator answer's (units are years for the inverse, whose
+ * relative_to has no change) and `return_levels`.
+ */
+export function returnLevelHead(plan: IndicatorPlan, indicatorJson: unknown): string {
+  const rl = rlOf(plan);
+  const head = indicatorHead({ ...plan, units: answerUnits(plan), relativeTo: rl.inverse ? undefined : plan.relativeTo }, indicatorJson);
+  const relative = rl.inverse && plan.relativeTo ? `"relative_to":${JSON.stringify({ start_year: plan.relativeTo.start_year, end_year: plan.relativeTo.end_year })},` : '';
+  return `${head}${relative}"return_levels":${JSON.stringify(returnLevelsJson(plan))},`;
+}
+
+const fitsJson = (fits: ReturnLevelRows['fits'] & object) =>
+  JSON.stringify({
+    window: Object.fromEntries(fits.window),
+    ...(fits.baseline ? { baseline: Object.fromEntries(fits.baseline) } : {}),
+  });
+
+/**
+ * `data` and the place's members after it, as one piece of text that follows `"data":` (so a batch
+ * entry, written as the single answers are, carries them too).
+ */
+export function returnLevelDataJson(rows: ReturnLevelRows): string {
+  let out = `${dataJson(rows.periods)},"models_without_fit":${JSON.stringify(rows.withoutFit)}`;
+  if (rows.capped) out += `,"models_capped":${JSON.stringify(Object.fromEntries(rows.capped.map((c) => [c.period, c.models])))}`;
+  if (rows.fits) out += `,"fit":${fitsJson(rows.fits)}`;
+  return out;
+}
+
+// ---- tables ----
+
+interface TableRow {
+  period: string;
+  statistic: string;
+  value: number | null;
+  units: string;
+  model: string;
+}
+
+/** The statistics' rows, then with include=fit each model's parameters (shape without units). */
+function tableRows(plan: IndicatorPlan, rows: ReturnLevelRows): TableRow[] {
+  const units = answerUnits(plan);
+  const out: TableRow[] = [];
+  for (const { period, stats } of rows.periods) for (const [statistic, value] of stats) out.push({ period, statistic, value, units, model: '' });
+  const fitRows = (fits: [string, { location: number; scale: number; shape: number }][], prefix: string) => {
+    for (const [model, fit] of fits) {
+      out.push({ period: '', statistic: `${prefix}location`, value: fit.location, units: plan.units, model });
+      out.push({ period: '', statistic: `${prefix}scale`, value: fit.scale, units: plan.units, model });
+      out.push({ period: '', statistic: `${prefix}shape`, value: fit.shape, units: '', model });
+    }
+  };
+  if (rows.fits) {
+    fitRows(rows.fits.window, '');
+    if (rows.fits.baseline) fitRows(rows.fits.baseline, 'baseline_');
+  }
+  return out;
+}
+
+const periodColumn = (plan: IndicatorPlan) => (rlOf(plan).inverse ? 'baseline_return_period' : 'return_period');
+const windowText = (plan: IndicatorPlan) => {
+  const w = rlOf(plan).window.json as { scenario: string; start_year: number; end_year: number };
+  return `${w.scenario} ${w.start_year}-${w.end_year}`;
+};
+
+/** The CSV columns: the indicator table's, with the fitting window (and the baseline) after the units. */
+export function returnLevelCsvHeader(plan: IndicatorPlan): string {
+  const rl = rlOf(plan);
+  const change = plan.relativeTo ? (rl.inverse ? ['relative_to'] : ['relative_to', 'change']) : [];
+  return [
+    'location', 'dataset', 'scenario', 'indicator', 'units', 'fitting_window', ...change, periodColumn(plan), 'statistic', 'value', ...(rl.includeFit ? ['model'] : []),
+  ].join(',') + '\n';
+}
+
+/** The CSV rows of one place, without the header. */
+export function returnLevelCsvRows(plan: IndicatorPlan, labels: TableLabels, rows: ReturnLevelRows): string {
+  const rl = rlOf(plan);
+  const change = plan.relativeTo ? [`${plan.relativeTo.start_year}-${plan.relativeTo.end_year}`, ...(rl.inverse ? [] : [plan.relativeTo.change])] : [];
+  let out = '';
+  for (const row of tableRows(plan, rows)) {
+    const value = row.value === null || !Number.isFinite(row.value) ? '' : String(row.value);
+    out += csvLine([labels.location, labels.dataset, labels.scenario, plan.meta.name, row.units, windowText(plan), ...change, row.period, row.statistic, value, ...(rl.includeFit ? [row.model] : [])]);
+  }
+  return out;
+}
+
+/** Strings of a dictionary column, in first-seen order, and each row's index. */
+class Dictionary {
+  readonly values: string[] = [];
+  private index = new Map<string, number>();
+  readonly rows: number[] = [];
+  add(value: string) {
+    let i = this.index.get(value);
+    if (i === undefined) this.index.set(value, (i = this.values.push(value) - 1));
+    this.rows.push(i);
+  }
+  column(name: string): Column {
+    const indices = dictionaryIndices(this.values.length, this.rows.length);
+    indices.set(this.rows);
+    return dictionaryColumn(name, this.values, indices);
+  }
+}
+
+/** Columns that lead each place's rows (a batch's place), added as the rows are. */
+export interface LeadColumns<P> {
+  add(place: P, rows: number): void;
+  columns(): Column[];
+}
+
+/**
+ * Return levels as one Arrow table: `return_period` (or `baseline_return_period`), `statistic`,
+ * `value` (float64, null where the JSON has null; its field metadata the units), and with
+ * include=fit `model` and `units` (the fits' rows are in the fitted values' units). The schema
+ * metadata holds the answer's members: return_levels, relative_to, and per place (one place only)
+ * models_without_fit and models_capped.
+ */
+export class ReturnLevelArrow<P = undefined> {
+  private period = new Dictionary();
+  private statistic = new Dictionary();
+  private model = new Dictionary();
+  private units = new Dictionary();
+  private values: number[] = [];
+  private placeMembers: [string, string][] = [];
+
+  constructor(
+    private readonly plan: IndicatorPlan,
+    private readonly metadata: [string, string][],
+    private readonly lead?: LeadColumns<P>,
+  ) {}
+
+  add(rows: ReturnLevelRows, place?: P) {
+    const table = tableRows(this.plan, rows);
+    for (const row of table) {
+      this.period.add(row.period);
+      this.statistic.add(row.statistic);
+      this.model.add(row.model);
+      this.units.add(row.units);
+      this.values.push(row.value === null || !Number.isFinite(row.value) ? NaN : row.value);
+    }
+    if (this.lead) this.lead.add(place as P, table.length);
+    else {
+      this.placeMembers = [['models_without_fit', JSON.stringify(rows.withoutFit)]];
+      if (rows.capped) this.placeMembers.push(['models_capped', JSON.stringify(Object.fromEntries(rows.capped.map((c) => [c.period, c.models])))]);
+    }
+  }
+
+  toIPC(): Uint8Array {
+    const { plan } = this;
+    const rl = rlOf(plan);
+    const values = Float64Array.from(this.values, (v) => (Number.isNaN(v) ? 0 : v));
+    const valid = Uint8Array.from(this.values, (v) => (Number.isNaN(v) ? 0 : 1));
+    return ipcStream(
+      [
+        ...(this.lead?.columns() ?? []),
+        this.period.column(periodColumn(plan)),
+        this.statistic.column('statistic'),
+        floatColumn('value', values, new Map([['units', answerUnits(plan)]]), valid),
+        ...(rl.includeFit ? [this.model.column('model'), this.units.column('units')] : []),
+      ],
+      new Map([
+        ...this.metadata,
+        ['indicator', plan.meta.name],
+        ['time_aggregation', plan.timeAggregation],
+        ['units', answerUnits(plan)],
+        ['climate_models', JSON.stringify(plan.models)],
+        ['return_levels', JSON.stringify(returnLevelsJson(plan))],
+        ...(plan.relativeTo ? [['relative_to', JSON.stringify(rl.inverse ? { start_year: plan.relativeTo.start_year, end_year: plan.relativeTo.end_year } : plan.relativeTo)] as [string, string]] : []),
+        ...this.placeMembers,
+      ]),
+    );
+  }
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { scenarioYears, single, yearsWithin } from '../../climate/params.js';
+import { badRequest } from '../../http/errors.js';
+import { parsedBy } from '../../http/queryParams.js';
+import type { Catalog, Dataset, Scenario } from '../../reference/catalog.js';
+import { INDICATORS, type IndicatorMeta } from '../metadata.js';
+import { parseHistoricRange, type Baseline, type IndicatorFields, type TimeAggregation } from '../params.js';
+
+/**
+ * Return levels: the parameters that ask for them (return_period, baseline_return_period,
+ * include) and the fitting window they are computed over.
+ */
+
+export type Extreme = 'maximum' | 'minimum';
+
+/** The indicators of a yearly extreme, which have return levels, and which extreme each is. */
+export const RETURN_LEVEL_EXTREMES: ReadonlyMap<string, Extreme> = new Map([
+  ['max_high_temperature', 'maximum'],
+  ['min_low_temperature', 'minimum'],
+  ['max_1day_precipitation', 'maximum'],
+  ['max_nday_precipitation', 'maximum'],
+]);
+
+export const SHORTEST_RETURN_PERIOD = 2;
+export const LONGEST_RETURN_PERIOD = 200;
+/** A GEV fit of fewer yearly extremes than this is too uncertain to answer. */
+export const MIN_FIT_YEARS = 20;
+/** The default fitting window: the scenario's last 30 years. */
+export const DEFAULT_FIT_YEARS = 30;
+/** The inverse answers return periods beyond this as this, and names the models it capped. */
+export const RETURN_PERIOD_CAP = 1000;
+export const INCLUDES = ['fit'] as const;
+
+export const FIT_METHOD =
+  "GEV distribution fitted to each model's yearly extremes by L-moments (Hosking 1990): shape k from the sample L-skewness t3 = 2(1 - 3^-k)/(1 - 2^-k) - 3, solved to full precision by Newton's method from Hosking, Wallis and Wood's (1985) approximation; scale and location from l2 and l1. Minima are fitted as maxima of the negated values. The N-year return level is the quantile at 1 - 1/N.";
+
+/** `return_period`, `baseline_return_period`: comma-separated integers from 2 to 200, ascending, duplicates collapsed. */
+export function parseReturnPeriods(name: string) {
+  return (value: string): number[] => {
+    const out = new Set<number>();
+    for (const text of value.split(',')) {
+      const n = /^\s*\d{1,3}\s*$/.test(text) ? Number(text) : NaN;
+      if (!(n >= SHORTEST_RETURN_PERIOD && n <= LONGEST_RETURN_PERIOD)) {
+        throw badRequest(`${name} accepts comma-separated return periods in years, integers from ${SHORTEST_RETURN_PERIOD} to ${LONGEST_RETURN_PERIOD} (e.g. 20,100); got '${text.trim()}'.`);
+      }
+      out.add(n);
+    }
+    return [...out].sort((a, b) => a - b);
+  };
+}
+
+const users = [...RETURN_LEVEL_EXTREMES.keys()].join(', ');
+const docOf = (name: string) => INDICATORS.find((m) => m.name === 'max_high_temperature')!.parameters.find((p) => p.name === name)!.description;
+
+/** The query parameters of return levels (with the indicators' other parameters in indicatorQuery). */
+export function returnLevelQuery() {
+  const doc = (name: string) => `${docOf(name)} Used by: ${users}; the other indicators answer 400.`;
+  return {
+    return_period: z
+      .string()
+      .transform(parsedBy(parseReturnPeriods('return_period')))
+      .optional()
+      .meta({ description: doc('return_period'), examples: ['20', '20,50,100'] }),
+    baseline_return_period: z
+      .string()
+      .transform(parsedBy(parseReturnPeriods('baseline_return_period')))
+      .optional()
+      .meta({ description: doc('baseline_return_period'), examples: ['20'] }),
+    include: z
+      .enum(INCLUDES, { error: (iss) => `include must be ${INCLUDES.join(', ')}; got '${String(iss.input)}'.` })
+      .optional()
+      .meta({ description: doc('include') }),
+  };
+}
+
+/**
+ * The years a return level is fitted over. Each model's are `years` unless `modelYears` names its
+ * own (a warming level's window differs per model); the query reads the union.
+ */
+export interface FittingWindow {
+  /** The scenario whose data the window reads: the request's, or historical for a historic_range. */
+  scenario: Scenario;
+  /** Period ids of the window: calendar years, or offset years by their first year. */
+  years: number[];
+  modelYears?: ReadonlyMap<string, number[]>;
+  /** What the answer says the window is. */
+  json: Record<string, unknown>;
+}
+
+export interface ReturnLevelPlan {
+  extreme: Extreme;
+  /** The return periods asked for, ascending: return_period's, or with `inverse` baseline_return_period's. */
+  periods: number[];
+  /** baseline_return_period: each model's baseline N-year level, answered as its return period in the window. */
+  inverse: boolean;
+  /** include=fit */
+  includeFit: boolean;
+  window: FittingWindow;
+}
+
+const yearRange = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
+
+/**
+ * The fitting window: `historic_range` (that range of the cell's historical data, whatever the
+ * request's scenario), or the scenario's years of `years`, by default its last 30; at least 20
+ * years either way. Offset years are named by their first year and need the next.
+ */
+function fittingWindow(catalog: Catalog, dataset: Dataset, scenario: Scenario, query: Record<string, unknown>, q: IndicatorFields, agg: TimeAggregation): FittingWindow {
+  const offset = agg === 'offset_yearly' ? 1 : 0;
+  const historic = q.historic_range(query);
+  if (historic !== undefined) {
+    if (single(query, 'years') !== undefined) throw badRequest('years and historic_range each set the fitting window of return levels: give one of them.');
+    const range = parseHistoricRange(catalog, dataset, historic);
+    const historical = catalog.scenarioByName.get('historical')!;
+    const [lo, hi] = scenarioYears(catalog, dataset, historical);
+    const years = yearRange(Math.max(range.start_year, lo), Math.min(range.end_year, hi - offset));
+    if (years.length < MIN_FIT_YEARS) {
+      throw badRequest(`historic_range: return levels are fitted over at least ${MIN_FIT_YEARS} years; this data has ${years.length} of ${range.start_year}-${range.end_year} (its ${dataset.name} historical years are ${lo}-${hi}).`);
+    }
+    return { scenario: historical, years, json: { scenario: 'historical', historic_range: range.start_year, start_year: years[0], end_year: years.at(-1), years: years.length } };
+  }
+  const [lo, hi] = scenarioYears(catalog, dataset, scenario);
+  const last = hi - offset;
+  const given = single(query, 'years') !== undefined;
+  const years = given ? yearsWithin(q.years(query), [lo, last]) : yearRange(Math.max(lo, last - DEFAULT_FIT_YEARS + 1), last);
+  if (years.length < MIN_FIT_YEARS) {
+    const what = given ? `got ${years.length} of its years` : `by default the window is its last ${DEFAULT_FIT_YEARS}, and it has ${years.length}`;
+    throw badRequest(`years: return levels are fitted over at least ${MIN_FIT_YEARS} years of ${scenario.name} (${lo}-${hi} in this data); ${what}.`);
+  }
+  return { scenario, years, json: { scenario: scenario.name, start_year: years[0], end_year: years.at(-1), years: years.length } };
+}
+
+/**
+ * return_period or baseline_return_period, with include and the fitting window; undefined when
+ * neither is given. Checked after the indicator's own parameters, before relative_to.
+ */
+export function parseReturnLevels(catalog: Catalog, dataset: Dataset, scenario: Scenario, meta: IndicatorMeta, query: Record<string, unknown>, q: IndicatorFields, agg: TimeAggregation): ReturnLevelPlan | undefined {
+  const periods = q.return_period(query);
+  const baselinePeriods = q.baseline_return_period(query);
+  const include = q.include(query);
+  if (periods === undefined && baselinePeriods === undefined) {
+    if (include !== undefined) throw badRequest('include=fit applies only with return_period or baseline_return_period.');
+    return undefined;
+  }
+  const asked = periods !== undefined ? 'return_period' : 'baseline_return_period';
+  const extreme = RETURN_LEVEL_EXTREMES.get(meta.name);
+  if (!extreme) throw badRequest(`${asked} applies to the indicators of a yearly extreme, ${users}; ${meta.name} has no return levels.`);
+  if (periods !== undefined && baselinePeriods !== undefined) {
+    throw badRequest('return_period and baseline_return_period cannot be combined: return_period asks for return levels, baseline_return_period for how often the baseline\'s levels recur.');
+  }
+  if (agg !== 'yearly' && agg !== 'offset_yearly') {
+    throw badRequest(`time_aggregation must be yearly or offset_yearly with ${asked}: a return level is fitted to one extreme per year; got '${agg}'.`);
+  }
+  if (single(query, 'windows') !== undefined) throw badRequest(`windows does not apply with ${asked}: the fitting window is years or historic_range.`);
+  return { extreme, periods: (periods ?? baselinePeriods)!, inverse: baselinePeriods !== undefined, includeFit: include === 'fit', window: fittingWindow(catalog, dataset, scenario, query, q, agg) };
+}
+
+/** The checks of relative_to with return levels: the inverse needs it, and a baseline is fitted too, so it needs 20 years. */
+export function checkReturnLevelBaseline(plan: ReturnLevelPlan, relativeTo: Baseline | undefined, query: Record<string, unknown>, agg: TimeAggregation) {
+  if (plan.inverse) {
+    if (!relativeTo) throw badRequest("baseline_return_period needs relative_to: the historic range or span whose N-year event's return period is asked for.");
+    if (single(query, 'change') !== undefined) throw badRequest('change does not apply with baseline_return_period: the answer is a return period in years, not a change.');
+  }
+  if (relativeTo) {
+    // Offset years need the next year within the span.
+    const years = relativeTo.end_year - relativeTo.start_year + 1 - (agg === 'offset_yearly' ? 1 : 0);
+    if (years < MIN_FIT_YEARS) {
+      throw badRequest(`relative_to: with return levels the baseline is fitted too, over at least ${MIN_FIT_YEARS} years; ${relativeTo.start_year}-${relativeTo.end_year} has ${years}.`);
+    }
+  }
+}

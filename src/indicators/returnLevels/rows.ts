@@ -1,0 +1,34 @@
+import type { QueryPool } from '../../db/queryPool.js';
+import { HttpError } from '../../http/errors.js';
+import type { Catalog } from '../../reference/catalog.js';
+import { planRowsOfCells, type IndicatorPlan } from '../indicatorData.js';
+import type { ModelRows } from '../periodChanges.js';
+import { modelReturnLevels, type ReturnLevelRequest, type ReturnLevelRows } from './modelLevels.js';
+import { queryModelSeries } from './query.js';
+
+/** What the fits take of a return-level plan. */
+export function returnLevelRequest(plan: IndicatorPlan): ReturnLevelRequest {
+  const rl = plan.returnLevels!;
+  return { returnLevels: rl, models: plan.models, aggs: plan.aggs, baseline: plan.relativeTo !== undefined, change: rl.inverse ? undefined : plan.relativeTo?.change };
+}
+
+const NO_SERIES: ModelRows = { models: [], ids: [], vals: [] };
+
+/** Per map cell, the plan's return levels from one statement (as indicatorRowsOfCells). */
+export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(ReturnLevelRows | HttpError)[]> {
+  const request = returnLevelRequest(plan);
+  return planRowsOfCells(
+    catalog,
+    plan,
+    cellIds,
+    () => modelReturnLevels(NO_SERIES, request),
+    async (r) => (await queryModelSeries(queries, r)).map((series) => modelReturnLevels(series, request)),
+  );
+}
+
+/** The plan's return levels for one map cell. */
+export async function returnLevelRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellId: number): Promise<ReturnLevelRows> {
+  const [rows] = await returnLevelRowsOfCells(catalog, queries, plan, [cellId]);
+  if (rows instanceof HttpError) throw rows;
+  return rows!;
+}
