@@ -89,7 +89,7 @@ bench-layout: setup
 ingest: setup
 	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
 
-# A scale model of the publishers' archives (src/archiveModel/archive.ts), for make ingest and the benchmarks.
+# A scale model of the publishers' archives (scripts/archiveModel/archive.ts), for make ingest and the benchmarks.
 ARCHIVE_DIR ?= .tmp/archive
 archive-model: $(STAMP)
 	$(TSX) scripts/archive-model.ts --dir="$(ARCHIVE_DIR)" --dataset="$(DATASET)" --models="$(MODELS)" --scenarios="$(SCENARIOS)" --years="$(YEARS)" --variables="$(VARIABLES)" --bbox="$(BBOX)" --chunks="$(CHUNKS)"

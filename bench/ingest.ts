@@ -1,6 +1,6 @@
 /**
  * `make bench-ingest` (also run by `make bench`): where an ingest's seconds go, on files shaped as
- * the publishers' (the scale model, src/archiveModel/archive.ts):
+ * the publishers' (the scale model, scripts/archiveModel/archive.ts):
  * - nex6: three full-size NEX-GDDP-CMIP6 files (tasmax, tasmin, pr of ACCESS-CM2 ssp245 2050:
  *   1440 x 600 x 365 float32 each, a day per chunk, shuffle + deflate), ingested with a BBOX (default
  *   a 5 x 5 degree box of Colorado and Kansas) besides the catalogue's city cells. A regional read
@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { planArchive, writeArchive, type ArchiveRequest } from '../src/archiveModel/archive.js';
+import { planArchive, writeArchive, type ArchiveRequest } from '../scripts/archiveModel/archive.js';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { parseBbox, type Bbox } from '../src/ingest/netcdf/cellSelection.js';

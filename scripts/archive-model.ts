@@ -1,5 +1,5 @@
 /**
- * `make archive-model`: writes a scale model of NEX-GDDP-CMIP6 or LOCA2 (src/archiveModel/archive.ts)
+ * `make archive-model`: writes a scale model of NEX-GDDP-CMIP6 or LOCA2 (scripts/archiveModel/archive.ts)
  * into ARCHIVE_DIR (default .tmp/archive), to try `make ingest` and the benchmarks on files shaped
  * as the publishers'. Files already there are kept.
  *   make archive-model DATASET=NEX-GDDP-CMIP6 MODELS=ACCESS-CM2,CanESM5 SCENARIOS=ssp245 YEARS=2050-2051 \
@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { planArchive, writeArchive, type ArchiveDataset } from '../src/archiveModel/archive.js';
+import { planArchive, writeArchive, type ArchiveDataset } from './archiveModel/archive.js';
 import { VARIABLES, type Variable } from '../src/ingest/netcdf/cfValues.js';
 import { DATASETS } from '../src/reference/fixtures.js';
 

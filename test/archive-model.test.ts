@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planArchive, writeArchive } from '../src/archiveModel/archive.js';
-import { fixtureAxes, fixtureTimes } from '../src/archiveModel/fixtureFiles.js';
+import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
+import { fixtureAxes, fixtureTimes } from '../scripts/archiveModel/fixtureFiles.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-archive-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

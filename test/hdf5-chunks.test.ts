@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureFileName, writeFixture, type FixtureSpec } from '../src/archiveModel/fixtureFiles.js';
+import { fixtureFileName, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { ChunkedDataset } from '../src/ingest/hdf5/chunkedDataset.js';
 import { readChunkIndex } from '../src/ingest/hdf5/chunkIndex.js';
 import { Hdf5Structure } from '../src/ingest/hdf5/hdf5Structure.js';

@@ -7,7 +7,7 @@ import { openDuckDB } from '../src/db/duckdb.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
 import { historicRanges, rangesOfDataset } from '../src/ingest/summaries.js';
 import { LOCA2_PR_REVISION_SHIFT, NEX6_V11_SHIFT, SAMPLE_FIXTURES, writeSampleFixtures } from './fixtures/netcdf/fixtureSets.js';
-import { fixtureExpected, writeFixture, type FixtureSpec } from '../src/archiveModel/fixtureFiles.js';
+import { fixtureExpected, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { TEST_BUILD } from './global-setup.js';
 import { heatRangesOf, testApp, type TestApp } from './helpers.js';
 import { cityCell, copyOfTestData, expectClose, get, NYC, partitionRows, series, THROTTLE } from './ingest-support.js';

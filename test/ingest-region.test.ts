@@ -4,7 +4,7 @@ import path from 'node:path';
 import h5wasm from 'h5wasm/node';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planArchive, writeArchive, type ArchiveRequest } from '../src/archiveModel/archive.js';
+import { planArchive, writeArchive, type ArchiveRequest } from '../scripts/archiveModel/archive.js';
 import { cellPath } from '../src/climate/files.js';
 import { parseBbox, type Bbox } from '../src/ingest/netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
@@ -14,7 +14,7 @@ import { copyOfTestData, expectClose, get, THROTTLE } from './ingest-support.js'
 
 /**
  * make ingest BBOX=...: every cell of a box, from files shaped as the publishers' (the scale model,
- * src/archiveModel/), served over HTTP with the files' values. Expectations come from the files
+ * scripts/archiveModel/), served over HTTP with the files' values. Expectations come from the files
  * themselves, read with the HDF5 library (h5wasm), not from the ingest's reader.
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ingest-region-'));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { POINT, SEA_CELL, writeSampleFixtures } from './fixtures/netcdf/fixtureSets.js';
-import { fixtureValue, writeFixture, type FixtureSpec } from '../src/archiveModel/fixtureFiles.js';
+import { fixtureValue, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { ingestNetcdf, IngestError, parsePoints } from '../src/ingest/netcdf/ingest.js';
 import { cellAt, GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';

@@ -1,6 +1,6 @@
-import { normalizeLon } from '../reference/grids.js';
-import type { MultiPolygon } from '../ingest/geometry.js';
-import { readLand } from '../ingest/sources.js';
+import { normalizeLon } from '../../src/reference/grids.js';
+import type { MultiPolygon } from '../../src/ingest/geometry.js';
+import { readLand } from '../../src/ingest/sources.js';
 
 let land: MultiPolygon | undefined;
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Variable } from '../ingest/netcdf/cfValues.js';
-import { DATASETS } from '../reference/fixtures.js';
-import { GRIDS } from '../reference/grids.js';
+import type { Variable } from '../../src/ingest/netcdf/cfValues.js';
+import { DATASETS } from '../../src/reference/fixtures.js';
+import { GRIDS } from '../../src/reference/grids.js';
 import { fixtureFileName, writeFixture, type FixtureSpec } from './fixtureFiles.js';
 
 /**
