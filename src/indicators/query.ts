@@ -248,8 +248,9 @@ function modelRowsOf(reader: DuckDBResultReader, cells: number): ModelRows[] {
 
 /**
  * Runs sql/indicators/<name>.sql for the request's cells in one statement, ending with
- * period_models: per cell, each model's period ids and values as they are (what warming levels
- * reduce over each model's own window). The request has no windows and no baseline.
+ * period_models: per cell, each model's period ids and values as they are, the baseline's years
+ * (negative ids) too: what warming levels reduce over each model's own window, and what return
+ * levels fit.
  */
 export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Promise<ModelRows[]> {
   const sql = servedStatement(r.name, 'period_models', isWholeMonths(r.timeAggregation));

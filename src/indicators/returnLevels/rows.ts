@@ -4,7 +4,7 @@ import type { Catalog } from '../../reference/catalog.js';
 import { planRowsOfCells, type IndicatorPlan } from '../indicatorData.js';
 import type { ModelRows } from '../periodChanges.js';
 import { modelReturnLevels, type ReturnLevelRequest, type ReturnLevelRows } from './modelLevels.js';
-import { queryModelSeries } from './query.js';
+import { queryModelRows } from '../query.js';
 
 /** What the fits take of a return-level plan. */
 export function returnLevelRequest(plan: IndicatorPlan): ReturnLevelRequest {
@@ -22,7 +22,7 @@ export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPoo
     plan,
     cellIds,
     () => modelReturnLevels(NO_SERIES, request),
-    async (r) => (await queryModelSeries(queries, r)).map((series) => modelReturnLevels(series, request)),
+    async (r) => (await queryModelRows(queries, r)).map((series) => modelReturnLevels(series, request)),
   );
 }
 
