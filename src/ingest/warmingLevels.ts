@@ -1,4 +1,5 @@
 import { runOf, type DatasetFixture } from '../reference/fixtures.js';
+import type { WarmingWindow } from '../reference/catalog.js';
 import type { SourceWarmingTable } from './sources.js';
 
 /**
@@ -8,23 +9,9 @@ import type { SourceWarmingTable } from './sources.js';
  * (NEX-GDDP-CMIP6's GFDL-CM4_gr2), which is the same run on another grid and takes its windows.
  * A CMIP5 model takes the 1850-1900 table when it is there and the 1861-1900 one otherwise: the
  * models whose historical run starts in 1861 are only in the latter.
+ * The service reads the rows back as WarmingWindow.
  */
-export interface WarmingLevelRow {
-  dataset: string;
-  /** The model as the dataset names it. */
-  model: string;
-  /** The model as the table names it. */
-  table_model: string;
-  /** The ensemble member the table used (it can differ from the one the dataset serves). */
-  member: string;
-  /** The service's scenario name (RCP85, ssp245). */
-  scenario: string;
-  warming_level: number;
-  start_year: number;
-  end_year: number;
-  reference_start: number;
-  reference_end: number;
-}
+export type WarmingLevelRow = WarmingWindow;
 
 /** The model whose windows a dataset's model takes: GFDL-CM4_gr2 is GFDL-CM4 on its second grid. */
 export const tableModelName = (model: string) => model.replace(/_gr\d+$/, '');
