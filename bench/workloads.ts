@@ -96,6 +96,9 @@ export function climateWorkloads(catalog: Catalog): Workload[] {
     ['raw century, 3 variables, agg=avg', paths('')],
     ['area: frost_days yearly over the most populous city', areaPaths(catalog)],
     ['frost_days yearly on NEX-GDDP-CMIP6 ssp585, all 32 models x 86 years', cmip6Paths(catalog)],
+    // At global warming levels: at most 1.5x the plain yearly request (issue 28).
+    ['frost_days at warming_level=1.5,2.0,3.0 (RCP85)', warmingPaths(cities, 'RCP85', '')],
+    ['frost_days at warming_level=1.5,2.0,3.0 on NEX-GDDP-CMIP6 ssp585', warmingPaths(cmip6Cities(catalog), 'ssp585', '&dataset=NEX-GDDP-CMIP6')],
   ];
   return defs.flatMap(([name, p]) => [
     { name: `${name}`, paths: p, connections: 1 },
@@ -121,12 +124,30 @@ function areaPaths(catalog: Catalog): string[] {
  * years), for one city per NEX-GDDP-CMIP6 cell with data (the default build's 10 CMIP6 cities and
  * New York City's boundary).
  */
-function cmip6Paths(catalog: Catalog): string[] {
+/** One city per NEX-GDDP-CMIP6 cell with data. */
+function cmip6Cities(catalog: Catalog): number[] {
   const seen = new Map<number, number>();
   for (const [cityId, cells] of catalog.cityCells) {
     const cell = cells.get('NEX-GDDP-CMIP6');
     if (cell !== undefined && !seen.has(cell)) seen.set(cell, cityId);
   }
+  return [...seen.values()];
+}
+
+/**
+ * frost_days at the warming levels 1.5, 2.0 and 3.0 °C, every model of the dataset: the same
+ * request for each city, its paths made distinct by how the levels are written (1.5, 1.50 or
+ * 1.500; 2, 2.0 or 2.00; in any order: 162 ways), so that no response cache can serve one.
+ */
+function warmingPaths(cities: number[], scenario: string, extra: string): string[] {
+  const forms = [['1.5', '1.50', '1.500'], ['2', '2.0', '2.00'], ['3', '3.0', '3.00']];
+  const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+  const levels: string[] = [];
+  for (const a of forms[0]!) for (const b of forms[1]!) for (const c of forms[2]!) for (const o of orders) levels.push(o.map((i) => [a, b, c][i]).join(','));
+  return shuffled(cities.flatMap((id) => levels.map((l) => `/api/climate-data/${id}/${scenario}/indicator/frost_days/?warming_level=${l}${extra}`)), 17);
+}
+
+function cmip6Paths(catalog: Catalog): string[] {
   // 2015-2100 whole, split once (85 ways) or twice (3,570 ways): the same 86 years every time.
   const years = ['2015:2100'];
   for (let a = 2015; a < 2100; a++) {
@@ -134,7 +155,7 @@ function cmip6Paths(catalog: Catalog): string[] {
     for (let b = a + 1; b < 2100; b++) years.push(`2015:${a},${a + 1}:${b},${b + 1}:2100`);
   }
   return shuffled(
-    [...seen.values()].flatMap((id) => years.map((y) => `/api/climate-data/${id}/ssp585/indicator/frost_days/?dataset=NEX-GDDP-CMIP6&years=${y}`)),
+    cmip6Cities(catalog).flatMap((id) => years.map((y) => `/api/climate-data/${id}/ssp585/indicator/frost_days/?dataset=NEX-GDDP-CMIP6&years=${y}`)),
     13,
   );
 }

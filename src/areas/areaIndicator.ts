@@ -30,7 +30,7 @@ export function perModelSql(name: string, wholeMonths: boolean): string {
   return sql;
 }
 
-type Rows = { periods: number[]; models: string[]; values: (number | null)[] };
+export type Rows = { periods: number[]; models: string[]; values: (number | null)[] };
 
 /** Each of the request's cells' rows, from one statement. */
 async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
@@ -90,13 +90,23 @@ export function combineCells(perCell: Rows[], weights: number[], areaAgg: AreaAg
   return out;
 }
 
+/** Each of the request's files' rows (a statement per group of files, the groups in parallel through the pool). */
+export async function queryAreaFileRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
+  return (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
+}
+
 /**
- * Each model's values per period over an area of the request's cells (combineCells), as
- * period_models gives them for one cell: what warming levels average and return levels fit.
+ * Each model's values per period over an area (combineCells of its cells' rows), as period_models
+ * gives them for one cell: what warming levels average (src/indicators/warmingData.ts) and return
+ * levels fit.
  */
-export async function queryAreaModelRows(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<ModelRows> {
-  const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
+export function combinedModelRows(perCell: Rows[], weights: number[], areaAgg: AreaAgg): ModelRows {
   return seriesOfRows(combineCells(perCell, weights, areaAgg));
+}
+
+/** The same, of the request's cells read with their weights (queryAreaFileRows, then combinedModelRows). */
+export async function queryAreaModelRows(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<ModelRows> {
+  return combinedModelRows(await queryAreaFileRows(pool, r), weights, areaAgg);
 }
 
 async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue[], type: DuckDBType) {
@@ -114,8 +124,7 @@ async function setList(conn: DuckDBConnection, name: string, values: DuckDBValue
  * (sql/areas/indicator_cells.sql) and the statistics across models.
  */
 export async function queryAreaIndicator(pool: QueryPool, r: IndicatorRequest, weights: number[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
-  const perCell = (await Promise.all(pool.groups(r.cells, MOST_CELLS).map((cells) => cellRows(pool, { ...r, cells })))).flat();
-  const rows = combineCells(perCell, weights, areaAgg);
+  const rows = combineCells(await queryAreaFileRows(pool, r), weights, areaAgg);
   const sql = servedStatement('area', lastStep(r), false, 'areas/indicator_cells.sql');
   return pool.run(async (conn) => {
     // period_stats reads the request's variables, none of the files.

@@ -120,8 +120,10 @@ export function batchRoutes(deps: BatchDeps): Router {
   function indicatorKind(plan: IndicatorPlan): BatchKind<PeriodStats[]> {
     return {
       head: indicatorHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
-      // One statement per group of cells: binding a template is most of a cell's query.
-      group: (distinct) => queries.groups(distinct, MOST_CELLS),
+      // One statement per group of cells: binding a template is most of a cell's query. At warming
+      // levels each cell is read from several files (its scenarios', its historical one), each
+      // counting as a cell of the statement.
+      group: (distinct) => queries.groups(distinct, Math.max(1, Math.floor(MOST_CELLS / (plan.warming?.files.length ?? 1)))),
       compute: (cellIds) => computeCells(plan, cellIds, (ready) => indicatorRowsOfCells(catalog, queries, plan, ready)),
       dataJson,
       csvHeader: indicatorCsvHeader(plan),

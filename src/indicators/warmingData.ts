@@ -1,30 +1,30 @@
 import type { Catalog } from '../reference/catalog.js';
-import { scenarioModels } from '../climate/params.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { HttpError } from '../http/errors.js';
 import type { AreaAgg } from '../areas/area.js';
-import { queryAreaModelRows } from '../areas/areaIndicator.js';
+import { combinedModelRows, queryAreaFileRows } from '../areas/areaIndicator.js';
 import { planCellFiles, type IndicatorPlan } from './indicatorData.js';
 import type { ModelRows } from './periodChanges.js';
 import { queryModelRows, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
 import { warmingLevelStats } from './warmingLevelStats.js';
-import type { WarmingPlan, WarmingSource } from './warmingPlan.js';
+import type { WarmingPlan } from './warmingPlan.js';
 
 /**
- * Warming levels read as the plain request reads: per file (each scenario's, then the historical
- * one) the template's per-model values over the years that file is asked for, one statement per
- * file for all the cells (the files in parallel through the pool); then warmingLevelStats.
+ * Warming levels read as the plain request reads: the template's per-model values over the plan's
+ * years, from each cell's files (its scenarios' and its historical one) in one statement, each file
+ * as if it were a cell of its own (the statement answers many cells at once: binding it is most of
+ * a small query's time, and a second statement for the historical years cost as much again). Each
+ * file holds only its own years, so the rows of a year come from the one file that has it. Then
+ * warmingLevelStats.
  */
 
-/** The template request of one source for some cells' files: no windows, no baseline (the historical source holds its years). */
-function sourceRequest(catalog: Catalog, plan: IndicatorPlan, source: WarmingSource, cells: CellFiles[]): IndicatorRequest {
-  // Every model of the file: the query need not name them.
-  const every = scenarioModels(plan.dataset, catalog.scenarioByName.get(source.scenario)!);
+/** The template request for some files: no windows, no baseline (the historical file's years hold it). */
+function filesRequest(plan: IndicatorPlan, warming: WarmingPlan, files: CellFiles[]): IndicatorRequest {
   return {
     name: plan.meta.name,
-    cells,
-    models: source.models.length === every.length ? undefined : source.models,
-    years: source.years,
+    cells: files,
+    models: warming.models,
+    years: warming.years,
     timeAggregation: plan.timeAggregation,
     spans: plan.spans,
     aggs: plan.aggs,
@@ -33,54 +33,51 @@ function sourceRequest(catalog: Catalog, plan: IndicatorPlan, source: WarmingSou
   };
 }
 
+/** A cell's file of one of the plan's files (a scenario's or the historical one); a missing historical file is the cell's 404. */
+function fileOf(catalog: Catalog, plan: IndicatorPlan, cellId: number, scenario: string, place: string): CellFiles | undefined {
+  const files = planCellFiles(catalog, plan, cellId, place, scenario);
+  if (!files && scenario === 'historical') throw new HttpError(404, `No historical ${plan.dataset.name} data for ${place}, so no window years before ${plan.scenario.name} and no baseline.`);
+  return files;
+}
+
 /** Per cell, the answer at the plan's levels; a cell without data has none, a cell missing its historical file its HttpError. */
 export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
   const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
+  const asked: { at: number; scenario: string; files: CellFiles }[] = [];
+  cellIds.forEach((cellId, at) => {
+    try {
+      const own = warming.files.flatMap((scenario) => {
+        const files = fileOf(catalog, plan, cellId, scenario, 'this map cell');
+        return files ? [{ at, scenario, files }] : [];
+      });
+      // Without a file of the scenarios, the cell has no data for them.
+      if (own.some((f) => f.scenario !== 'historical')) asked.push(...own);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      out[at] = err;
+    }
+  });
+  if (asked.length === 0) return out;
+  const rows = await queryModelRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
   const byCell = cellIds.map(() => new Map<string, ModelRows>());
-  // Every file first, so that a cell's error is known before any statement runs.
-  const asked = warming.sources.map((source) => {
-    const cells: { at: number; files: CellFiles }[] = [];
-    cellIds.forEach((cellId, at) => {
-      if (out[at] instanceof HttpError) return;
-      try {
-        const files = planCellFiles(catalog, plan, cellId, 'this map cell', source.scenario);
-        if (files) cells.push({ at, files });
-        else if (source.scenario === 'historical') throw new HttpError(404, `No historical ${plan.dataset.name} data for this map cell, so no window years before ${plan.scenario.name} and no baseline.`);
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        out[at] = err;
-      }
-    });
-    return { source, cells };
-  });
-  const hasData = cellIds.map((_, at) => asked.some(({ source, cells }) => source.scenario !== 'historical' && cells.some((c) => c.at === at)));
-  await Promise.all(
-    asked.map(async ({ source, cells }) => {
-      const live = cells.filter(({ at }) => !(out[at] instanceof HttpError) && hasData[at]);
-      if (live.length === 0) return;
-      const rows = await queryModelRows(queries, sourceRequest(catalog, plan, source, live.map((c) => c.files)));
-      live.forEach(({ at }, k) => byCell[at]!.set(source.scenario, rows[k]!));
-    }),
-  );
-  cellIds.forEach((_, at) => {
-    if (!(out[at] instanceof HttpError) && hasData[at]) out[at] = warmingLevelStats(warming, byCell[at]!, { ...plan, baseline: plan.relativeTo });
-  });
+  asked.forEach(({ at, scenario }, k) => byCell[at]!.set(scenario, rows[k]!));
+  for (const at of new Set(asked.map((a) => a.at))) out[at] = warmingLevelStats(warming, byCell[at]!, { ...plan, baseline: plan.relativeTo });
   return out;
 }
 
 /** The answer at the plan's levels over an area: each file's per-model values combined over the area's cells first. */
 export async function warmingAreaRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
-  const bySource = new Map<string, ModelRows>();
-  await Promise.all(
-    warming.sources.map(async (source) => {
-      const present = cells.flatMap((c) => {
-        const files = planCellFiles(catalog, plan, c.cellId, `map cell ${c.cellId} of this area`, source.scenario);
-        if (!files && source.scenario === 'historical') throw new HttpError(404, `No historical ${plan.dataset.name} data for map cell ${c.cellId} of this area, so no window years before ${plan.scenario.name} and no baseline.`);
-        return files ? [{ files, weight: c.weight }] : [];
-      });
-      if (present.length === 0) return;
-      bySource.set(source.scenario, await queryAreaModelRows(queries, sourceRequest(catalog, plan, source, present.map((p) => p.files)), present.map((p) => p.weight), areaAgg));
+  const asked = warming.files.flatMap((scenario) =>
+    cells.flatMap((c) => {
+      const files = fileOf(catalog, plan, c.cellId, scenario, `map cell ${c.cellId} of this area`);
+      return files ? [{ scenario, files, weight: c.weight }] : [];
     }),
   );
-  return warmingLevelStats(warming, bySource, { ...plan, baseline: plan.relativeTo });
+  const rows = await queryAreaFileRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
+  const byScenario = new Map<string, ModelRows>();
+  for (const scenario of warming.files) {
+    const own = asked.map((a, k) => ({ ...a, rows: rows[k]! })).filter((a) => a.scenario === scenario);
+    if (own.length > 0) byScenario.set(scenario, combinedModelRows(own.map((a) => a.rows), own.map((a) => a.weight), areaAgg));
+  }
+  return warmingLevelStats(warming, byScenario, { ...plan, baseline: plan.relativeTo });
 }

@@ -33,12 +33,6 @@ export interface WarmingMiss {
   window?: WarmingWindow;
 }
 
-/** One file per cell to read: a scenario's (or the historical one), for these models and years. */
-export interface WarmingSource {
-  scenario: string;
-  models: string[];
-  years: number[];
-}
 
 export interface WarmingPlan {
   levels: WarmingLevel[];
@@ -47,8 +41,15 @@ export interface WarmingPlan {
   scenarios: string[];
   members: WarmingMember[];
   misses: WarmingMiss[];
-  /** The scenario files first, then the historical file (windows before the scenarios, and the baseline). */
-  sources: WarmingSource[];
+  /**
+   * The files to read of each cell: the scenarios' with members, then the historical one when a
+   * window starts before its scenario or there is a baseline.
+   */
+  files: string[];
+  /** The years to read: every file's, as each file holds only its own (an offset year's next one included). */
+  years: number[];
+  /** The models to read; undefined for every model of the files (all were asked for). */
+  models?: string[];
   /** Model-years the request reads: 20 per member, and the baseline's years per model. */
   modelYears: number;
 }
@@ -118,41 +119,32 @@ export function warmingPlan(
     if (!members.some((m) => m.level === level)) throw badRequest(noModelAt(catalog, dataset, scenarios, models, level));
   }
 
-  // What to read: each scenario's file over its members' window years, then the historical file
-  // over the window years before the scenarios start and the baseline's years. An offset year also
-  // needs the next calendar year, within the file's years.
-  const offset = opts.timeAggregation === 'offset_yearly';
-  const withNext = (years: Set<number>, last: number) => [...new Set([...years].flatMap((y) => (offset && y < last ? [y, y + 1] : [y])))].sort((a, b) => a - b);
-  const sources: WarmingSource[] = [];
-  const historicalYears = new Set<number>();
-  const historicalModels = new Set<string>();
-  let historicalLast = -Infinity;
-  for (const s of scenarios) {
-    const own = members.filter((m) => m.scenario === s);
-    if (own.length === 0) continue;
-    const years = buildYears(catalog, dataset, s);
-    const inScenario = new Set<number>();
-    for (const { window, model } of own) {
-      for (const y of range(window.start_year, window.end_year)) {
-        if (y >= years.scenario[0]) inScenario.add(y);
-        else {
-          historicalYears.add(y);
-          historicalModels.add(model);
-        }
-      }
-    }
-    if (years.historical) historicalLast = years.historical[1];
-    sources.push({ scenario: s, models: [...new Set(own.map((m) => m.model))], years: withNext(inScenario, years.scenario[1]) });
+  // What to read: each scenario's file and, for the windows' years before the scenarios and the
+  // baseline's, the historical one. An offset year also needs its next calendar year; a year past a
+  // file's is simply not in it.
+  const years = new Set<number>();
+  let historical = false;
+  for (const { window, scenario: s } of members) {
+    const first = buildYears(catalog, dataset, s).scenario[0];
+    for (const y of range(window.start_year, window.end_year + (opts.timeAggregation === 'offset_yearly' ? 1 : 0))) years.add(y);
+    if (window.start_year < first) historical = true;
   }
-  if (opts.baseline) {
-    for (const y of range(opts.baseline.start_year, opts.baseline.end_year)) historicalYears.add(y);
-    for (const m of members) historicalModels.add(m.model);
-  }
-  if (historicalYears.size > 0) sources.push({ scenario: 'historical', models: [...historicalModels], years: withNext(historicalYears, historicalLast) });
-
+  if (opts.baseline) for (const y of range(opts.baseline.start_year, opts.baseline.end_year)) years.add(y);
+  const files = [...scenarios.filter((s) => members.some((m) => m.scenario === s)), ...(historical || opts.baseline ? ['historical'] : [])];
+  const everyModel = opts.pooled ? opts.modelsParam === 'all' : models.length === scenarioModels(dataset, scenario).length;
   const baselineYears = opts.baseline ? opts.baseline.end_year - opts.baseline.start_year + 1 : 0;
   const modelYears = members.length * WINDOW_YEARS + baselineYears * new Set(members.map((m) => m.model)).size;
-  return { levels: opts.levels, pooled: opts.pooled, scenarios, members, misses, sources, modelYears };
+  return {
+    levels: opts.levels,
+    pooled: opts.pooled,
+    scenarios,
+    members,
+    misses,
+    files,
+    years: [...years].sort((a, b) => a - b),
+    models: everyModel ? undefined : [...new Set(members.map((m) => m.model))],
+    modelYears,
+  };
 }
 
 /** The 400 for a level without a model: which levels the scenarios do have models at, within this build. */
