@@ -27,7 +27,7 @@ const WORK = path.join(ROOT, '.tmp', 'bench-ingest');
 const RUNS = Number(process.env.BENCH_INGEST_RUNS ?? 3);
 const catalogDir = path.join(WORK, 'catalog-build');
 const dataDir = path.join(WORK, 'build');
-const archiveDir = path.join(WORK, 'archive');
+const archiveRoot = path.join(WORK, 'archive');
 
 interface Case {
   name: string;
@@ -60,6 +60,8 @@ const fmt = (xs: number[], scale = 1, digits = 1) => {
 
 async function runCase(c: Case) {
   const files = planArchive(c.archive);
+  // Files are kept between runs; a folder per request, as a changed box keeps the publisher's names.
+  const archiveDir = path.join(archiveRoot, `${c.name}-${c.archive.bbox ? c.archive.bbox.join('_') : 'whole'}`);
   const t0 = Date.now();
   const { written } = await writeArchive(archiveDir, files, (line) => console.log(`  wrote ${line}`));
   if (written.length > 0) console.log(`  wrote ${written.length} files in ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -160,8 +160,8 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
           valuesDecoded += data.length;
           const plane = gi * gj;
           // A few days at a time for every cell: the days of one cell are a plane apart in `data`,
-          // so a cell's whole span at once missed the cache on every value (130 ns a value for a
-          // 30-year block of 256 cells, 10 ns in tiles).
+          // so a cell's whole span at once missed the cache on every value (a 30-year block of 256
+          // cells, 2.8 M values: 0.37 s, against 0.09-0.19 s in tiles).
           for (let a = s0; a < s1; a += TILE_DAYS) {
             const b = Math.min(s1, a + TILE_DAYS);
             for (const c of g.cells) {

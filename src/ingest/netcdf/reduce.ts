@@ -141,9 +141,16 @@ export class Reducer {
 
   /** Consecutive cells in batches whose fresh rows stay under BATCH_ROWS. */
   batches(cells: Int32Array): number[][] {
-    // Rows of a cell: the staged days of its files, per variable at most once (an upper bound).
-    const staged = this.ctx.staged.reduce((n, s) => n + s.meta.days.length, 0);
-    const perCell = Math.max(1, staged);
+    // Rows of a cell at most: per (scenario, model), the dates from its files' first to their last.
+    const spans = new Map<string, [number, number]>();
+    for (const s of this.ctx.staged) {
+      const days = s.meta.days;
+      if (days.length === 0) continue;
+      const key = `${s.meta.scenario}\t${s.meta.model}`;
+      const had = spans.get(key);
+      spans.set(key, had ? [Math.min(had[0], days[0]!), Math.max(had[1], days[days.length - 1]!)] : [days[0]!, days[days.length - 1]!]);
+    }
+    const perCell = Math.max(1, [...spans.values()].reduce((n, [a, b]) => n + b - a + 1, 0));
     const size = Math.max(1, Math.min(MAX_BATCH_CELLS, Math.floor(BATCH_ROWS / perCell)));
     const out: number[][] = [];
     for (let k = 0; k < cells.length; k += size) out.push(Array.from(cells.subarray(k, k + size)));
