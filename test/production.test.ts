@@ -50,9 +50,10 @@ describe('production build', () => {
     expect(fs.existsSync(path.join(dist, 'http', 'docsPage', 'init.js'))).toBe(true);
     expect(fs.existsSync(path.join(dist, 'explorer', 'assets', 'index.html'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(dist, 'build-info.json'), 'utf8')).code_id).toMatch(/^[\w-]{20,}$/);
-    // What ships: no test helper (the NetCDF fixture writers live under test/fixtures/).
+    // What ships: no test or bench helper (the NetCDF writers of the fixtures and of the archive's
+    // scale model live under test/fixtures/ and scripts/archiveModel/).
     const shipped = fs.readdirSync(dist, { recursive: true }) as string[];
-    expect(shipped.filter((f) => /netcdf3Writer|fixtureSets|netcdf[/\\]fixtures/.test(f))).toEqual([]);
+    expect(shipped.filter((f) => /netcdf[34]Writer|fixtureFiles|fixtureSets|landMask|archiveModel|netcdf[/\\]fixtures/.test(f))).toEqual([]);
   }, 60_000);
 
   it('imports nothing but Node built-ins, production dependencies and its own modules', () => {
