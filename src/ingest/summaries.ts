@@ -53,9 +53,21 @@ export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, 
   await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
 }
 
-/** sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog). */
-function monthlySummarySql(ranges: SummaryRange[]): string {
-  return sqlFile('build/monthly_summary.sql').replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+/**
+ * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog)
+ * and its lines holding @ written once per run series (dry and a heat series per range).
+ */
+export function monthlySummarySql(ranges: SummaryRange[]): string {
+  const series = ['dry', ...ranges.map((_, i) => `h${i + 1}`)];
+  return forEachSeries(sqlFile('build/monthly_summary.sql'), series).replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+}
+
+/** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */
+export function forEachSeries(sql: string, series: string[]): string {
+  return sql.replace(/(?:^[^\n@]*@[^\n]*\n)+/gm, (block) => {
+    const lines = block.trimEnd().split('\n');
+    return series.flatMap((name) => lines.map((line) => line.replaceAll('@', name))).join(',\n') + '\n';
+  });
 }
 
 /** The macros the summaries use (run_summary, in_date_order, json_day_array): sql/indicators/macros.sql. */
