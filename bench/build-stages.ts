@@ -14,7 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { modelsWith, scenariosOf } from '../src/ingest/build.js';
-import { loadSummaryMacros, writeCellSummaries } from '../src/ingest/summaries.js';
+import { cellNorms, loadSummaryMacros, writeCellSummaries } from '../src/ingest/summaries.js';
 import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
 import { cellPath } from '../src/climate/files.js';
 import { DATASETS, HISTORIC_RANGES } from '../src/reference/fixtures.js';
@@ -31,12 +31,12 @@ const stageOf = (sql: string) => {
   return 'other';
 };
 
-/** A connection whose statements add their CPU time to `cpu`, by stage. */
+/** A connection whose statements (run, runAndReadAll) add their CPU time to `cpu`, by stage. */
 function timed(conn: DuckDBConnection, cpu: Map<string, number>): DuckDBConnection {
   return new Proxy(conn, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (prop !== 'run' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      if ((prop !== 'run' && prop !== 'runAndReadAll') || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
       return async (sql: string, ...rest: unknown[]) => {
         const t0 = process.cpuUsage();
         try {
@@ -70,7 +70,9 @@ async function oneRun(dir: string) {
         fs.mkdirSync(path.dirname(outFile), { recursive: true });
         rows += await writeSyntheticCell(conn, { seed: 1, dataset: d.name, cellId: 1, scenario: s, years: d.years[s]!, models: modelsWith(d, d.models, s), climate: cellClimate(NYC.lat, NYC.lon, NYC.coastKm), outFile });
       }
-      for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: d.name, scenario: s, cellId: 1 }, HISTORIC_RANGES);
+      // As the build does: the cell's historic climatology once, then each scenario's summaries.
+      const norms = await cellNorms(conn, { dataDir: dir, dataset: d.name, cellId: 1 }, HISTORIC_RANGES);
+      for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: d.name, scenario: s, cellId: 1 }, HISTORIC_RANGES, norms);
       out[d.name] = { rows, cpu };
     }
   } finally {

@@ -2,9 +2,10 @@
 -- indicator templates need for yearly, quarterly and monthly periods (see month_rows and
 -- period_runs in sql/indicators/macros.sql, which must be loaded first). Every expression is the
 -- one the templates apply to the days, so both paths give identical answers.
--- $file: the cell's daily Parquet; $historic: the cell's historical daily Parquet and
--- $ranges: the historic ranges (STRUCT(start_year INTEGER, end_year INTEGER)[], at most 4) for the
--- heat-wave series, or $has_historic = false when the cell has no historical data (heat is then NULL).
+-- $file: the cell's daily Parquet; $norms: the daily climatology of each historic range for the
+-- heat-wave series (sql/build/historic_norms.sql: STRUCT(slot INTEGER, n1 DOUBLE, n2 DOUBLE,
+-- n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; an empty list when the cell has no historical data:
+-- heat is then NULL).
 --
 -- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
 -- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
@@ -22,17 +23,8 @@ WITH days AS (
          (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr
   FROM read_parquet($file)
 ),
--- The daily climatology of each historic range, as historic_daily_tasmax computes it, by day slot
--- (NULL for a range missing from $ranges).
 norms AS (
-  SELECT (dayofyear(date) - 1)::INTEGER AS slot,
-         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[1].start_year AND $ranges[1].end_year) AS n1,
-         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[2].start_year AND $ranges[2].end_year) AS n2,
-         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[3].start_year AND $ranges[3].end_year) AS n3,
-         favg(tasmax::DOUBLE) FILTER (WHERE year(date) BETWEEN $ranges[4].start_year AND $ranges[4].end_year) AS n4
-  FROM read_parquet($historic)
-  WHERE $has_historic AND tasmax IS NOT NULL
-  GROUP BY ALL
+  SELECT unnest($norms, recursive := true)
 ),
 -- Per month, the flags of each series as digit sums (bit_or: the days' digits have bits of their own,
 -- and it stays a BIGINT where sum widens to HUGEINT); a day without a norm for a range has no heat

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBInstance, type DuckDBListValue } from '@duckdb/node-api';
 import { CELL_PARQUET, cellPath } from '../climate/files.js';
 import { heatColumn } from '../climate/summaryFormat.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
@@ -14,6 +14,7 @@ export interface CellRef {
 }
 
 const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
+const NORMS = LIST(STRUCT({ slot: INTEGER, n1: DOUBLE, n2: DOUBLE, n3: DOUBLE, n4: DOUBLE }));
 
 /** A historic range for the heat-wave series. */
 export interface SummaryRange {
@@ -25,29 +26,47 @@ export interface SummaryRange {
 /** The heat-wave series sql/build/monthly_summary.sql writes per month: one column per historic range. */
 const MAX_HISTORIC_RANGES = 4;
 
-/**
- * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its daily file (and,
- * for the heat-wave series, the cell's historical file). Call it whenever a daily file changes;
- * the historical scenario's summaries must be written before the other scenarios' of the cell.
- * Each file is written beside its target and renamed over it, so readers see the old or the new.
- * The database must have the indicator macros loaded (loadSummaryMacros), once: concurrent
- * CREATE OR REPLACE MACRO from several connections conflict.
- */
-export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[]) {
-  const historicRanges = rangesOfDataset(allRanges, cell.dataset);
-  if (historicRanges.length > MAX_HISTORIC_RANGES) {
-    throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${historicRanges.length}: add columns to sql/build/monthly_summary.sql.`);
+/** A cell's daily climatology of each historic range (sql/build/historic_norms.sql), as the monthly summaries take it. */
+export type CellNorms = DuckDBListValue;
+
+/** The historic ranges of the cell's dataset, at most MAX_HISTORIC_RANGES of them. */
+function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[] {
+  const ranges = rangesOfDataset(allRanges, dataset);
+  if (ranges.length > MAX_HISTORIC_RANGES) {
+    throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${ranges.length}: add columns to sql/build/monthly_summary.sql.`);
   }
-  const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
+  return ranges;
+}
+
+/**
+ * The daily climatology of each historic range of the cell's dataset, from its historical file
+ * (none without one): what every scenario's heat-wave series of the cell compare with. Read it
+ * once per cell and hand it to writeCellSummaries for each scenario.
+ */
+export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<CellNorms> {
   const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
-  const hasHistoric = fs.existsSync(historic);
-  const ranges = listValue(historicRanges.map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
+  if (!fs.existsSync(historic)) return listValue([]);
+  const ranges = listValue(rangesOfCell(allRanges, cell.dataset).map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
+  const reader = await conn.runAndReadAll(sqlFile('build/historic_norms.sql'), { historic, ranges }, { ranges: LIST(RANGE) });
+  const rows = reader.getRowObjectsJS() as { slot: number; n1: number | null; n2: number | null; n3: number | null; n4: number | null }[];
+  return listValue(rows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
+}
+
+/**
+ * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its
+ * daily file (and, for the heat-wave series, the cell's historical climatology: `norms`, read from
+ * its historical file when not given). Call it whenever a daily file changes, and for every
+ * scenario of a cell whose historical file changed. Each file is written beside its target and
+ * renamed over it, so readers see the old or the new. The database must have the indicator macros
+ * loaded (loadSummaryMacros), once: concurrent CREATE OR REPLACE MACRO from several connections conflict.
+ */
+export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[], norms?: CellNorms) {
+  const historicRanges = rangesOfCell(allRanges, cell.dataset);
+  const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
   await copyAtomically(conn, monthlySummarySql(historicRanges), cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId), {
     file,
-    historic: hasHistoric ? historic : file,
-    has_historic: hasHistoric,
-    ranges,
-  }, { ranges: LIST(RANGE) });
+    norms: norms ?? (await cellNorms(conn, cell, allRanges)),
+  }, { norms: NORMS });
   const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
   await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
   await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
@@ -131,8 +150,8 @@ export async function writeAllSummaries(db: DuckDBInstance, dataDir: string, wor
 
 /**
  * Writes the summaries of groups of partitions, `workers` groups at a time, each group (one cell's
- * scenarios, historical first) in order on one connection. The macros must be loaded. Returns the
- * partitions written.
+ * scenarios, historical first) in order on one connection, with the cell's climatology read once.
+ * The macros must be loaded. Returns the partitions written.
  */
 export async function writeSummaries(
   groups: CellRef[][],
@@ -144,8 +163,9 @@ export async function writeSummaries(
   const total = groups.reduce((n, c) => n + c.length, 0);
   let done = 0;
   await forEachOnConnections(groups, workers, connect, async (conn, scenarios) => {
+    const norms = scenarios.length > 0 ? await cellNorms(conn, scenarios[0]!, ranges) : undefined;
     for (const cell of scenarios) {
-      await writeCellSummaries(conn, cell, ranges);
+      await writeCellSummaries(conn, cell, ranges, norms);
       progress(++done, total);
     }
   });
