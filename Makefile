@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-budget bench-soak bench-explorer archive-model
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer archive-model
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-explorer - the explorer page's weight and time from sign-in to first chart (Chromium)"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
+	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
@@ -99,6 +100,10 @@ bench-ingest: $(STAMP)
 
 bench-first-run: $(STAMP)
 	$(TSX) bench/first-run.ts
+
+# Where the default build's CPU time goes (README, The default build): one cell per dataset, by stage.
+bench-build: $(STAMP)
+	$(TSX) bench/build-stages.ts
 
 # Mixed traffic for BENCH_SOAK_SECONDS (600) at BENCH_SOAK_CLIENTS (32): 5xx, errors, p99, RSS growth.
 bench-soak: setup $(DIST)

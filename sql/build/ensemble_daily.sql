@@ -3,20 +3,18 @@
 -- none has one). The raw data endpoint reads this when a request asks for every model, instead of
 -- reducing the 21-32 models' days on each request. Same expressions as sql/climate/raw_daily.sql.
 -- $file: the cell's daily Parquet.
-WITH days AS (
-  FROM read_parquet($file)
-),
-calendar AS (
-  SELECT unnest(generate_series(make_date(y, 1, 1), make_date(y, 12, 31), INTERVAL 1 DAY))::DATE AS date
-  FROM (SELECT DISTINCT year(date)::INTEGER AS y FROM days)
-),
-stats AS (
+WITH stats AS (
   SELECT date,
          avg(tasmax)::FLOAT AS tasmax_avg, min(tasmax)::FLOAT AS tasmax_min, max(tasmax)::FLOAT AS tasmax_max,
          avg(tasmin)::FLOAT AS tasmin_avg, min(tasmin)::FLOAT AS tasmin_min, max(tasmin)::FLOAT AS tasmin_max,
          avg(pr)::FLOAT AS pr_avg, min(pr)::FLOAT AS pr_min, max(pr)::FLOAT AS pr_max
-  FROM days
+  FROM read_parquet($file)
   GROUP BY date
+),
+-- Every day of the years with data (from the days' statistics, not a second pass over the days).
+calendar AS (
+  SELECT unnest(generate_series(make_date(y, 1, 1), make_date(y, 12, 31), INTERVAL 1 DAY))::DATE AS date
+  FROM (SELECT DISTINCT year(date)::INTEGER AS y FROM stats)
 )
 SELECT * FROM calendar LEFT JOIN stats USING (date)
 ORDER BY date

@@ -51,109 +51,127 @@ c AS (
     8.5 + 3.5 * $subtropic::DOUBLE - 3.0 * greatest($arid::DOUBLE, $steppe::DOUBLE) - 2.5 * $west::DOUBLE
       + 4.0 * $west::DOUBLE * least(1.0, greatest(0.0, (42.0 - abs($lat::DOUBLE)) / 6.0)) AS wet_mm
 ),
--- One row per model in name order: its noise key, warm/cold bias and climate sensitivity, and the
--- cell's constants that its days carry along (a join with c per day cost a tenth of the build).
+-- The days since 1950-01-01 of the first and the last day.
+span AS (
+  SELECT (make_date($y0::INTEGER, 1, 1) - DATE '1950-01-01')::BIGINT AS t0,
+         (make_date($y1::INTEGER + 1, 1, 1) - DATE '1950-01-01')::BIGINT - 1 AS t1
+),
+-- One row per model in name order: its noise key, warm/cold bias and climate sensitivity, the
+-- cell's constants that its days carry along (a join with c per day cost a tenth of the build), the
+-- values of its knot noise (streams 1 fast temperature noise, knots every 3 days; 2 slow temperature
+-- noise, every 11 days; 3 wet regime, every 5 days) from the first day's knot to the one after the
+-- last day's: a knot's value serves the 3 to 11 days around it, so it is hashed once, not on each
+-- of them. Knot values: the sum of two uniforms from 32-bit halves, bell-shaped, in [-1, 1]; the
+-- regime's a uniform in [0, 1).
 m AS (
-  SELECT model,
-         hash($seed::INTEGER, $cell::INTEGER, $scenario::VARCHAR, model) AS k,
-         (hash($seed::INTEGER, model, 'bias') >> 11) / 9007199254740992.0 * 3.0 - 1.5 AS bias,
-         0.7 + (hash($seed::INTEGER, model, 'sensitivity') >> 11) / 9007199254740992.0 * 0.6 AS sens,
-         list_contains($noleap::VARCHAR[], model) AS noleap,
-         list_contains($day360::VARCHAR[], model) AS day360,
-         c.t_mean, c.t_amp, c.dtr, c.t_sd, c.p_wet, c.wet_mm
-  FROM unnest($models::VARCHAR[]) AS t(model), c
+  SELECT model, k, bias, sens, noleap, day360, c.dtr, c.wet_mm,
+         list_transform(range(t0 // 3, t1 // 3 + 2), j -> ((hash(k, 1, j) & 4294967295) + (hash(k, 1, j) >> 32)) / 4294967296.0 - 1.0) AS fast,
+         list_transform(range(t0 // 11, t1 // 11 + 2), j -> ((hash(k, 2, j) & 4294967295) + (hash(k, 2, j) >> 32)) / 4294967296.0 - 1.0) AS slow,
+         list_transform(range(t0 // 5, t1 // 5 + 2), j -> (hash(k, 3, j) & 4294967295) / 4294967296.0) AS wet_regime
+  FROM (
+    SELECT model,
+           hash($seed::INTEGER, $cell::INTEGER, $scenario::VARCHAR, model) AS k,
+           (hash($seed::INTEGER, model, 'bias') >> 11) / 9007199254740992.0 * 3.0 - 1.5 AS bias,
+           0.7 + (hash($seed::INTEGER, model, 'sensitivity') >> 11) / 9007199254740992.0 * 0.6 AS sens,
+           list_contains($noleap::VARCHAR[], model) AS noleap,
+           list_contains($day360::VARCHAR[], model) AS day360
+    FROM unnest($models::VARCHAR[]) AS t(model)
+  ), span, c
   ORDER BY model
 ),
--- One row per calendar day: everything that does not depend on the model.
+-- One row per calendar day: everything that does not depend on the model, with the cell's
+-- constants folded in where the model's terms come after them (the same sums in the same order,
+-- so the same values as adding them per row).
 d AS (
-  SELECT date, t, feb29, skip360,
-         -- +1 on the warmest day of the year, -1 on the coldest
-         cos(2 * pi() * (doy - c.t_peak) / 365.25) AS season,
-         -- warming in K before the model's sensitivity, from the fractional year; x = 0 in 2006, 1 in 2100.
-         -- The two RCPs start together (RCP 8.5 always a little warmer); RCP 4.5 levels off, RCP 8.5
-         -- accelerates. CMIP6's historical runs to 2014 on the same line. The SSPs continue that line
-         -- from 2015 (x6 = 0 in 2015, 1 in 2100) plus a x6^2 and x6^3 term, so they join it with the
-         -- same value and slope; by 2100 (historical's line gives 0.91 K of 2015-2100): SSP1-2.6
-         -- +1.1 K over 2015, levelling off; SSP2-4.5 +2.2, slowing; SSP3-7.0 +3.6 and SSP5-8.5 +4.6,
-         -- accelerating (ordered at every x6 > 0; AR6 puts the SSPs' 2081-2100 warming in that order).
-         -- RCP85 is named, not the ELSE, so that an unknown scenario fails instead of warming silently.
-         c.amplify * CASE $scenario::VARCHAR
-           WHEN 'historical' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0
-           WHEN 'RCP45' THEN 0.3 + 2.1 * (0.7 * x + 1.4 * x * x - 1.1 * x * x * x)
-           WHEN 'RCP85' THEN 0.3 + 4.7 * (0.35 * x + 0.65 * x * x)
-           WHEN 'ssp126' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (1.3 - 1.1 * x6)
-           WHEN 'ssp245' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (3.3 - 2.0 * x6)
-           WHEN 'ssp370' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (4.0 - 1.3 * x6)
-           WHEN 'ssp585' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (6.0 - 2.3 * x6)
-           ELSE error('synthetic_climate.sql: unknown scenario ' || $scenario::VARCHAR) END AS warming,
-         -- seasonal factor of the wet-day probability (annual mean 1): winter rains on the Pacific
-         -- coast, early-summer rains inland, a late-summer wet season in the subtropics and deserts
-         greatest(0.05, 1.0
-           + 0.9 * $west::DOUBLE * cos(2 * pi() * (doy - 15) / 365.25)
-           + 0.5 * greatest($cont::DOUBLE, $steppe::DOUBLE) * (1.0 - $west::DOUBLE) * cos(2 * pi() * (doy - 165) / 365.25)
-           + 0.5 * $subtropic::DOUBLE * cos(2 * pi() * (doy - 210) / 365.25)
-           + 0.3 * $arid::DOUBLE * cos(2 * pi() * (doy - 215) / 365.25)) AS wet_season
+  SELECT date, t, feb29, skip360, warming,
+         c.t_mean + 273.15 + c.t_amp * season AS base,
+         c.t_sd * (1.0 - 0.4 * season) AS sd,
+         c.p_wet * wet_season AS p_wet,
+         -- the day's place between its knots (smoothstep weights) and its knots' places in the lists of m
+         ff * ff * (3.0 - 2.0 * ff) AS fw, t // 3 - t0 // 3 + 1 AS fi,
+         fs * fs * (3.0 - 2.0 * fs) AS sw, t // 11 - t0 // 11 + 1 AS si,
+         fr * fr * (3.0 - 2.0 * fr) AS rw, t // 5 - t0 // 5 + 1 AS ri
   FROM (
-    SELECT r.ts::DATE AS date,
-           (r.ts::DATE - DATE '1950-01-01')::BIGINT AS t,
-           dayofyear(r.ts) AS doy,
-           year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 AS yf,
-           greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2006.0) / 94.0 AS x,
-           greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2015.0) / 85.0 AS x6,
-           month(r.ts) = 2 AND day(r.ts) = 29 AS feb29,
-           list_contains(CASE WHEN (year(r.ts) % 4 = 0 AND year(r.ts) % 100 <> 0) OR year(r.ts) % 400 = 0
-                              THEN $skip366::INTEGER[] ELSE $skip365::INTEGER[] END, dayofyear(r.ts)) AS skip360
-    FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
-  ), c
+    SELECT date, t, feb29, skip360, (t % 3) / 3.0 AS ff, (t % 11) / 11.0 AS fs, (t % 5) / 5.0 AS fr,
+           -- +1 on the warmest day of the year, -1 on the coldest
+           cos(2 * pi() * (doy - c.t_peak) / 365.25) AS season,
+           -- warming in K before the model's sensitivity, from the fractional year; x = 0 in 2006, 1 in 2100.
+           -- The two RCPs start together (RCP 8.5 always a little warmer); RCP 4.5 levels off, RCP 8.5
+           -- accelerates. CMIP6's historical runs to 2014 on the same line. The SSPs continue that line
+           -- from 2015 (x6 = 0 in 2015, 1 in 2100) plus a x6^2 and x6^3 term, so they join it with the
+           -- same value and slope; by 2100 (historical's line gives 0.91 K of 2015-2100): SSP1-2.6
+           -- +1.1 K over 2015, levelling off; SSP2-4.5 +2.2, slowing; SSP3-7.0 +3.6 and SSP5-8.5 +4.6,
+           -- accelerating (ordered at every x6 > 0; AR6 puts the SSPs' 2081-2100 warming in that order).
+           -- RCP85 is named, not the ELSE, so that an unknown scenario fails instead of warming silently.
+           c.amplify * CASE $scenario::VARCHAR
+             WHEN 'historical' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0
+             WHEN 'RCP45' THEN 0.3 + 2.1 * (0.7 * x + 1.4 * x * x - 1.1 * x * x * x)
+             WHEN 'RCP85' THEN 0.3 + 4.7 * (0.35 * x + 0.65 * x * x)
+             WHEN 'ssp126' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (1.3 - 1.1 * x6)
+             WHEN 'ssp245' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (3.3 - 2.0 * x6)
+             WHEN 'ssp370' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (4.0 - 1.3 * x6)
+             WHEN 'ssp585' THEN -0.3 + 0.6 * (yf - 1950.0) / 56.0 + x6 * x6 * (6.0 - 2.3 * x6)
+             ELSE error('synthetic_climate.sql: unknown scenario ' || $scenario::VARCHAR) END AS warming,
+           -- seasonal factor of the wet-day probability (annual mean 1): winter rains on the Pacific
+           -- coast, early-summer rains inland, a late-summer wet season in the subtropics and deserts
+           greatest(0.05, 1.0
+             + 0.9 * $west::DOUBLE * cos(2 * pi() * (doy - 15) / 365.25)
+             + 0.5 * greatest($cont::DOUBLE, $steppe::DOUBLE) * (1.0 - $west::DOUBLE) * cos(2 * pi() * (doy - 165) / 365.25)
+             + 0.5 * $subtropic::DOUBLE * cos(2 * pi() * (doy - 210) / 365.25)
+             + 0.3 * $arid::DOUBLE * cos(2 * pi() * (doy - 215) / 365.25)) AS wet_season
+    FROM (
+      SELECT r.ts::DATE AS date,
+             (r.ts::DATE - DATE '1950-01-01')::BIGINT AS t,
+             dayofyear(r.ts) AS doy,
+             year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 AS yf,
+             greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2006.0) / 94.0 AS x,
+             greatest(0.0, year(r.ts) + (dayofyear(r.ts) - 0.5) / 365.25 - 2015.0) / 85.0 AS x6,
+             month(r.ts) = 2 AND day(r.ts) = 29 AS feb29,
+             list_contains(CASE WHEN (year(r.ts) % 4 = 0 AND year(r.ts) % 100 <> 0) OR year(r.ts) % 400 = 0
+                                THEN $skip366::INTEGER[] ELSE $skip365::INTEGER[] END, dayofyear(r.ts)) AS skip360
+      FROM range(make_date($y0::INTEGER, 1, 1)::TIMESTAMP, make_date($y1::INTEGER + 1, 1, 1)::TIMESTAMP, INTERVAL 1 DAY) AS r(ts)
+    ), c
+  ), c, span
 ),
--- One row per model and day, model by model in date order, with the hashes: each model's row is
--- unnested with the list of every day in date order, and UNNEST keeps that order, so the rows come out
--- as the files store them and need no sort (test/build.test.ts checks the order). Streams: 1 fast
--- temperature noise (knots every 3 days), 2 slow temperature noise (every 11 days), 3 wet regime
--- (every 5 days), 4 and 5 white noise of the day.
+-- The days of each calendar in date order: every day; no Feb 29 (noleap); only the real dates a
+-- 360-day year's days land on (360_day).
+calendars AS (
+  SELECT standard, list_filter(standard, x -> NOT x.feb29) AS noleap, list_filter(standard, x -> NOT x.skip360) AS day360
+  FROM (SELECT list(d ORDER BY d.t) AS standard FROM d)
+),
+-- One row per model and day, model by model in date order, with the day's white noise (streams 4
+-- and 5): each model's row is unnested with the list of its calendar's days in date order, and
+-- UNNEST keeps that order, so the rows come out as the files store them and need no sort
+-- (test/build.test.ts checks the order).
 md AS (
-  SELECT m.*, unnest(days.list) AS d
-  FROM m, (SELECT list(d ORDER BY d.t) AS list FROM d) AS days
+  SELECT model, bias, sens, dtr, wet_mm, fast, slow, wet_regime, hash(k, 4, d.t) AS wa, hash(k, 5, d.t) AS wb, d
+  FROM (
+    SELECT m.*, unnest(CASE WHEN m.noleap THEN calendars.noleap WHEN m.day360 THEN calendars.day360 ELSE calendars.standard END) AS d
+    FROM m, calendars
+  )
 ),
-h AS (
-  SELECT model, d.date, d.season, d.warming, d.wet_season, bias, sens, t_mean, t_amp, dtr, t_sd, p_wet, wet_mm,
-         (d.t % 3) / 3.0 AS ff, hash(k, 1, d.t // 3) AS f0, hash(k, 1, d.t // 3 + 1) AS f1,
-         (d.t % 11) / 11.0 AS fs, hash(k, 2, d.t // 11) AS s0, hash(k, 2, d.t // 11 + 1) AS s1,
-         (d.t % 5) / 5.0 AS fr, hash(k, 3, d.t // 5) AS r0, hash(k, 3, d.t // 5 + 1) AS r1,
-         hash(k, 4, d.t) AS wa, hash(k, 5, d.t) AS wb
-  FROM md
-  WHERE NOT (noleap AND d.feb29) AND NOT (day360 AND d.skip360)
-),
--- Uniforms in [0, 1) from 32-bit halves; knot noise as a smoothstep interpolation between knots
--- (knot values: sum of two uniforms, bell-shaped, in [-1, 1]).
+-- Uniforms in [0, 1) from 32-bit halves; knot noise as a smoothstep interpolation between knots.
 u AS (
-  SELECT model, date, season, warming, wet_season, bias, sens, t_mean, t_amp, dtr, t_sd, p_wet, wet_mm,
-         ((f0 & 4294967295) + (f0 >> 32)) / 4294967296.0 - 1.0 AS fa,
-         ((f1 & 4294967295) + (f1 >> 32)) / 4294967296.0 - 1.0 AS fb,
-         ff * ff * (3.0 - 2.0 * ff) AS fw,
-         ((s0 & 4294967295) + (s0 >> 32)) / 4294967296.0 - 1.0 AS sa,
-         ((s1 & 4294967295) + (s1 >> 32)) / 4294967296.0 - 1.0 AS sb,
-         fs * fs * (3.0 - 2.0 * fs) AS sw,
-         (r0 & 4294967295) / 4294967296.0 AS ra,
-         (r1 & 4294967295) / 4294967296.0 AS rb,
-         fr * fr * (3.0 - 2.0 * fr) AS rw,
+  SELECT model, d.date, d.base, d.sd, d.p_wet, d.warming, bias, sens, dtr, wet_mm,
+         fast[d.fi] AS fa, fast[d.fi + 1] AS fb, d.fw,
+         slow[d.si] AS sa, slow[d.si + 1] AS sb, d.sw,
+         wet_regime[d.ri] AS ra, wet_regime[d.ri + 1] AS rb, d.rw,
          (wa & 4294967295) / 4294967296.0 AS white_t,
          (wa >> 32) / 4294967296.0 AS white_dtr,
          (wb & 4294967295) / 4294967296.0 AS white_wet,
          (wb >> 32) / 4294967296.0 AS white_amount
-  FROM h
+  FROM md
 ),
 v AS (
-  SELECT u.model, u.date,
-         u.t_mean + 273.15 + u.t_amp * u.season + u.bias + u.sens * u.warming
+  SELECT model, date,
+         base + bias + sens * warming
            -- persistent anomaly: slow and fast value noise, larger in winter
-           + u.t_sd * (1.0 - 0.4 * u.season)
-             * (1.5 * (u.sa + (u.sb - u.sa) * u.sw) + 1.2 * (u.fa + (u.fb - u.fa) * u.fw) + 0.9 * (u.white_t - 0.5))
+           + sd * (1.5 * (sa + (sb - sa) * sw) + 1.2 * (fa + (fb - fa) * fw) + 0.9 * (white_t - 0.5))
            AS tmean,
          -- wet regime in [0, 1): scales the day's wet probability (mean 1) and its amounts
-         u.ra + (u.rb - u.ra) * u.rw AS regime,
-         u.white_wet < u.p_wet * u.wet_season * (0.3 + 1.4 * (u.ra + (u.rb - u.ra) * u.rw)) AS wet,
-         u.dtr, u.wet_mm, u.warming * u.sens AS dt, u.white_dtr, u.white_amount
+         ra + (rb - ra) * rw AS regime,
+         white_wet < p_wet * (0.3 + 1.4 * (ra + (rb - ra) * rw)) AS wet,
+         dtr, wet_mm, warming * sens AS dt, white_dtr, white_amount
   FROM u
 ),
 w AS (
@@ -163,10 +181,10 @@ w AS (
   FROM v
 )
 -- Temperatures to 0.01 K: nothing of substance is lost, the files are a fifth smaller, and the values
--- print short (287.23).
+-- print short (287.23). round(x * 100) / 100 is round(x, 2) without its power of ten per row.
 SELECT model, date,
-       round(tmean + range_k / 2, 2)::FLOAT AS tasmax,
-       round(tmean - range_k / 2, 2)::FLOAT AS tasmin,
+       (round((tmean + range_k / 2) * 100.0) / 100.0)::FLOAT AS tasmax,
+       (round((tmean - range_k / 2) * 100.0) / 100.0)::FLOAT AS tasmin,
        -- exponential amounts, heavier in wet regimes and a little heavier per K of warming (mm/day -> kg m-2 s-1)
        (CASE WHEN wet THEN -wet_mm * (0.6 + 0.8 * regime) * (1.0 + 0.05 * dt) * ln(1.0 - white_amount) / 86400.0
              ELSE 0.0 END)::FLOAT AS pr

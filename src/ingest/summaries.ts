@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
+import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBListValue } from '@duckdb/node-api';
 import type { Database } from '../db/duckdb.js';
 import { CELL_PARQUET, cellPath } from '../climate/files.js';
 import { heatColumn } from '../climate/summaryFormat.js';
@@ -15,6 +15,7 @@ export interface CellRef {
 }
 
 const RANGE = STRUCT({ start_year: INTEGER, end_year: INTEGER });
+const NORMS = LIST(STRUCT({ slot: INTEGER, n1: DOUBLE, n2: DOUBLE, n3: DOUBLE, n4: DOUBLE }));
 
 /** A historic range for the heat-wave series. */
 export interface SummaryRange {
@@ -26,37 +27,67 @@ export interface SummaryRange {
 /** The heat-wave series sql/build/monthly_summary.sql writes per month: one column per historic range. */
 const MAX_HISTORIC_RANGES = 4;
 
-/**
- * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its daily file (and,
- * for the heat-wave series, the cell's historical file). Call it whenever a daily file changes;
- * the historical scenario's summaries must be written before the other scenarios' of the cell.
- * Each file is written beside its target and renamed over it, so readers see the old or the new.
- * The database must have the indicator macros loaded (loadSummaryMacros), once: concurrent
- * CREATE OR REPLACE MACRO from several connections conflict.
- */
-export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[]) {
-  const historicRanges = rangesOfDataset(allRanges, cell.dataset);
-  if (historicRanges.length > MAX_HISTORIC_RANGES) {
-    throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${historicRanges.length}: add columns to sql/build/monthly_summary.sql.`);
+/** A cell's daily climatology of each historic range (sql/build/historic_norms.sql), as the monthly summaries take it. */
+export type CellNorms = DuckDBListValue;
+
+/** The historic ranges of the cell's dataset, at most MAX_HISTORIC_RANGES of them. */
+function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[] {
+  const ranges = rangesOfDataset(allRanges, dataset);
+  if (ranges.length > MAX_HISTORIC_RANGES) {
+    throw new Error(`The monthly summaries hold the heat-wave series of at most ${MAX_HISTORIC_RANGES} historic ranges, got ${ranges.length}: add columns to sql/build/monthly_summary.sql.`);
   }
-  const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
+  return ranges;
+}
+
+/**
+ * The daily climatology of each historic range of the cell's dataset, from its historical file
+ * (none without one): what every scenario's heat-wave series of the cell compare with. Read it
+ * once per cell and hand it to writeCellSummaries for each scenario.
+ */
+export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<CellNorms> {
   const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
-  const hasHistoric = fs.existsSync(historic);
-  const ranges = listValue(historicRanges.map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
+  if (!fs.existsSync(historic)) return listValue([]);
+  const ranges = listValue(rangesOfCell(allRanges, cell.dataset).map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
+  const reader = await conn.runAndReadAll(sqlFile('build/historic_norms.sql'), { historic, ranges }, { ranges: LIST(RANGE) });
+  const rows = reader.getRowObjectsJS() as { slot: number; n1: number | null; n2: number | null; n3: number | null; n4: number | null }[];
+  return listValue(rows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
+}
+
+/**
+ * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its
+ * daily file (and, for the heat-wave series, the cell's historical climatology: `norms`, read from
+ * its historical file when not given). Call it whenever a daily file changes, and for every
+ * scenario of a cell whose historical file changed. Each file is written beside its target and
+ * renamed over it, so readers see the old or the new. The database must have the indicator macros
+ * loaded (loadSummaryMacros), once: concurrent CREATE OR REPLACE MACRO from several connections conflict.
+ */
+export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[], norms?: CellNorms) {
+  const historicRanges = rangesOfCell(allRanges, cell.dataset);
+  const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
   await copyAtomically(conn, monthlySummarySql(historicRanges), cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId), {
     file,
-    historic: hasHistoric ? historic : file,
-    has_historic: hasHistoric,
-    ranges,
-  }, { ranges: LIST(RANGE) });
+    norms: norms ?? (await cellNorms(conn, cell, allRanges)),
+  }, { norms: NORMS });
   const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
   await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
   await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
 }
 
-/** sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog). */
-function monthlySummarySql(ranges: SummaryRange[]): string {
-  return sqlFile('build/monthly_summary.sql').replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+/**
+ * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog)
+ * and its lines holding @ written once per run series (dry and a heat series per range).
+ */
+export function monthlySummarySql(ranges: SummaryRange[]): string {
+  const series = ['dry', ...ranges.map((_, i) => `h${i + 1}`)];
+  return forEachSeries(sqlFile('build/monthly_summary.sql'), series).replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+}
+
+/** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */
+export function forEachSeries(sql: string, series: string[]): string {
+  return sql.replace(/(?:^[^\n@]*@[^\n]*\n)+/gm, (block) => {
+    const lines = block.trimEnd().split('\n');
+    return series.flatMap((name) => lines.map((line) => line.replaceAll('@', name))).join(',\n') + '\n';
+  });
 }
 
 /** The macros the summaries use (run_summary, in_date_order, json_day_array): sql/indicators/macros.sql. */
@@ -120,8 +151,8 @@ export async function writeAllSummaries(db: Database, dataDir: string, workers: 
 
 /**
  * Writes the summaries of groups of partitions, `workers` groups at a time, each group (one cell's
- * scenarios, historical first) in order on one connection. The macros must be loaded. Returns the
- * partitions written.
+ * scenarios, historical first) in order on one connection, with the cell's climatology read once.
+ * The macros must be loaded. Returns the partitions written.
  */
 export async function writeSummaries(
   groups: CellRef[][],
@@ -133,8 +164,9 @@ export async function writeSummaries(
   const total = groups.reduce((n, c) => n + c.length, 0);
   let done = 0;
   await forEachOnConnections(groups, workers, connect, async (conn, scenarios) => {
+    const norms = scenarios.length > 0 ? await cellNorms(conn, scenarios[0]!, ranges) : undefined;
     for (const cell of scenarios) {
-      await writeCellSummaries(conn, cell, ranges);
+      await writeCellSummaries(conn, cell, ranges, norms);
       progress(++done, total);
     }
   });
