@@ -21,7 +21,7 @@ help:
 	@echo "make summaries - rewrite the per-cell summaries of DATA_DIR (after upgrading the service)"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
 	@echo "make migrate - create or upgrade the accounts schema in PostgreSQL (ACCOUNTS_URL)"
-	@echo "make bench  - load benchmark on the default data (README, Benchmarks)"
+	@echo "make bench  - load benchmark on the default data (docs/benchmarks.md)"
 	@echo "make bench-layout - the storage-layout comparison that chose one file per cell"
 	@echo "make bench-soak - 10 minutes of mixed traffic at 32 clients: 5xx, errors, p99, memory growth"
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
@@ -101,7 +101,7 @@ bench-ingest: $(STAMP)
 bench-first-run: $(STAMP)
 	$(TSX) bench/first-run.ts
 
-# Where the default build's CPU time goes (README, The default build): one cell per dataset, by stage.
+# Where the default build's CPU time goes (docs/data.md, The default build): one cell per dataset, by stage.
 bench-build: $(STAMP)
 	$(TSX) bench/build-stages.ts
 
@@ -109,10 +109,10 @@ bench-build: $(STAMP)
 bench-soak: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/soak.ts
 
-# Where one request's time goes (README, Benchmarks): in one process, each step timed alone.
+# Where one request's time goes (docs/benchmarks.md, Latency budget): in one process, each step timed alone.
 bench-budget: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/budget.ts
 
-# The explorer page (README, Explorer): compressed JS+CSS and sign-in to first chart in Chromium.
+# The explorer page (docs/explorer.md): compressed JS+CSS and sign-in to first chart in Chromium.
 bench-explorer: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/explorer.ts

@@ -20,7 +20,7 @@ import { cellPath } from '../src/climate/files.js';
 import { DATASETS, HISTORIC_RANGES } from '../src/reference/fixtures.js';
 
 const RUNS = Number(process.env.BENCH_BUILD_RUNS ?? 3);
-/** Cells per dataset in the default build (README, "The default build"). */
+/** Cells per dataset in the default build (docs/data.md, "The default build"). */
 const DEFAULT_CELLS: Record<string, number> = { 'NEX-GDDP': 66, LOCA: 50, 'NEX-GDDP-CMIP6': 16, LOCA2: 10 };
 const NYC = { lat: 40.625, lon: -74.125, coastKm: 5 };
 

@@ -100,7 +100,7 @@ export type Config = z.infer<typeof envSchema>;
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   const fail = (lines: string[]): never => {
-    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}\nSee README.md, "Configuration".`);
+    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}\nSee docs/configuration.md.`);
   };
   if (!parsed.success) fail(parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`));
   const config = parsed.data!;

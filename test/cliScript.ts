@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ROOT } from '../src/config.js';
 
-/** sql/indicators/cli-session.sql, the analyst's DuckDB CLI session the README documents. */
+/** sql/indicators/cli-session.sql, the analyst's DuckDB CLI session docs/indicators.md documents. */
 export const CLI_SESSION = fs.readFileSync(path.join(ROOT, 'sql', 'indicators', 'cli-session.sql'), 'utf8');
 
 /**

@@ -390,8 +390,8 @@ describe('relative_to for many cells in one statement', () => {
 });
 
 /**
- * The DuckDB CLI session (sql/indicators/cli-session.sql) with a baseline and windows set, as the
- * README describes them, gives the API's answer: one indicator of each family, both change kinds.
+ * The DuckDB CLI session (sql/indicators/cli-session.sql) with a baseline and windows set, as
+ * docs/indicators.md describes them, gives the API's answer: one indicator of each family, both change kinds.
  */
 describe('relative_to and windows in a DuckDB CLI session', () => {
   const cases = FAMILY_REPRESENTATIVES.flatMap((name) => ['absolute', 'percent'].map((change) => [name, change] as const));

@@ -11,7 +11,7 @@ import { startRedis, type RedisServer } from './support/redis.js';
 
 /**
  * Two replicas (separate server processes) on one data build, one PostgreSQL and one Redis, as
- * README "Running several replicas" describes them.
+ * docs/operations.md, "Running several replicas", describes them.
  */
 
 const SECRET = 'replicas-test-shared-token-secret-0123456789';

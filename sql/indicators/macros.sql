@@ -1,6 +1,6 @@
 -- Shared pieces of the indicator templates. Sums and means use fsum/favg (compensated): the plain
 -- parallel aggregates can differ in the last bits from run to run, and answers must be repeatable. The service loads this file into every connection;
--- an analyst runs `.read sql/indicators/macros.sql` once per DuckDB CLI session (see README.md).
+-- an analyst runs `.read sql/indicators/macros.sql` once per DuckDB CLI session (see docs/indicators.md, "Indicators in the DuckDB CLI").
 --
 -- Cells: the file variables ('file', 'monthly_file', 'historic_file', 'baseline_file',
 -- 'baseline_monthly_file') each name one map cell's file or a list of cells' files, the lists in the

@@ -1,6 +1,6 @@
 /**
  * `make ingest DATASET=NEX-GDDP SRC=<file or folder> [POINTS="lat,lon;lat,lon"] [BBOX=west,south,east,north]`: reads NetCDF files
- * (NetCDF-4 or NetCDF-3) of one dataset into the data build in DATA_DIR (README, "Ingesting NetCDF").
+ * (NetCDF-4 or NetCDF-3) of one dataset into the data build in DATA_DIR (docs/ingest.md).
  * Compiled, without make: node dist/cli/ingest.js --dataset NEX-GDDP --src <file,folder> [--points="lat,lon;..."] [--bbox=w,s,e,n]
  * BBOX: every cell of the box with values in the files is ingested, besides the catalogue's cities' cells.
  * Progress goes to stderr, with the files skipped (older versions of a file also given, LOCA2 monthly /

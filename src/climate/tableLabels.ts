@@ -2,7 +2,7 @@ import type { Dataset, Scenario } from '../reference/catalog.js';
 import type { Location } from './location.js';
 import type { Variable } from './params.js';
 
-/** Storage units of the raw variables (the JSON answer documents them in the README). */
+/** Storage units of the raw variables (the JSON answer documents them in docs/api.md). */
 export const VARIABLE_UNITS: Record<Variable, string> = { tasmax: 'K', tasmin: 'K', pr: 'kg m-2 s-1' };
 
 /** What a CSV or Arrow table says about where its values come from. */

@@ -7,7 +7,7 @@ import type { RequestHandler, Response } from 'express';
  * the response ends: synchronously below SYNC_LIMIT (a 4 KB indicator answer takes 0.03 ms to
  * compress, while the `compression` middleware's zlib stream added 0.8 ms to it), in the thread
  * pool above (a raw century's 1 MB takes 5 ms, which the event loop should not wait for).
- * br at quality 1 and gzip at level 1, chosen by measurement (README, Benchmarks); deflate only for
+ * br at quality 1 and gzip at level 1, chosen by measurement (docs/benchmarks.md, "Output formats"); deflate only for
  * a client that takes neither. Bodies under `threshold` bytes are sent as they are.
  */
 export interface CompressOptions {

@@ -53,7 +53,7 @@ export interface PeriodStats {
  */
 export const MOST_CELLS = 32;
 
-/** The session variables every template reads, as in the README's DuckDB CLI example. */
+/** The session variables every template reads, as in the DuckDB CLI session of docs/indicators.md. */
 function variables(r: IndicatorRequest): [string, DuckDBValue, DuckDBType][] {
   const files = (of: (c: CellFiles) => string | undefined) => (of(r.cells[0]!) === undefined ? null : listValue(r.cells.map((c) => of(c)!)));
   return [

@@ -5,7 +5,7 @@ import { DATASETS } from '../../src/reference/fixtures.js';
 
 /**
  * The published warming-level tables read on their own (data/sources/warming_levels/), and the
- * windows a dataset's model takes by the rules the README states: its own name (GFDL-CM4's for
+ * windows a dataset's model takes by the rules docs/indicators.md states: its own name (GFDL-CM4's for
  * GFDL-CM4_gr2); for CMIP5 the 1850-1900 table unless the model is only in the 1861-1900 one.
  */
 

@@ -8,7 +8,7 @@
  * - 360_day (twelve 30-day months): day d (1..360) of a year becomes day round(d * N / 360) of the
  *   real year, N = 365 or 366, rounding half to even. This is xarray's
  *   `convert_calendar(..., align_on="year")`: days keep their relative position in the year and the 5
- *   (6 in leap years) real dates nothing maps to have no row. See README, "Ingesting NetCDF".
+ *   (6 in leap years) real dates nothing maps to have no row. See docs/ingest.md.
  */
 
 export type Calendar = 'standard' | 'noleap' | '360_day';

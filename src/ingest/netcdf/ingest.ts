@@ -8,7 +8,7 @@ import { BUILD_FORMAT_VERSION, countCellFiles } from '../../climate/buildCheck.j
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';
-import { DATASETS, SYNTHETIC_NOTE, type DatasetFixture } from '../../reference/fixtures.js';
+import { DATASETS, FORMER_SYNTHETIC_NOTE, SYNTHETIC_NOTE, type DatasetFixture } from '../../reference/fixtures.js';
 import { cellAt, cellCentre, GRIDS, type Grid } from '../../reference/grids.js';
 import { proximityOf } from '../catalog.js';
 import { Coastline } from '../geometry.js';
@@ -113,7 +113,7 @@ export function listSourceFiles(sources: string[]): string[] {
 
 export const INGESTED_NOTE =
   ' Note: this installation serves model output read from the dataset\'s NetCDF files (`make ingest`) for the cells ' +
-  'and years ingested; other cells with data hold the synthetic values of `make data` (README.md, "Ingesting NetCDF").';
+  'and years ingested; other cells with data hold the synthetic values of `make data` (docs/ingest.md).';
 
 const sharedWithCmip5 = (scenario: string) => DATASETS.some((d) => d.generation === 'CMIP5' && scenario in d.years);
 
@@ -433,6 +433,7 @@ async function writeCatalog(conn: DuckDBConnection, dataDir: string, dataset: st
         dir: dataDir,
         dataset,
         synthetic_note: SYNTHETIC_NOTE,
+        former_synthetic_note: FORMER_SYNTHETIC_NOTE,
         ingested_note: INGESTED_NOTE,
       })
       .then(() => undefined),
