@@ -35,7 +35,7 @@ function headingAnchors(text: string): Set<string> {
   for (const line of proseLines(text)) {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
-    const slug = githubSlug(m[1]);
+    const slug = githubSlug(m[1]!);
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);
@@ -48,7 +48,7 @@ function linkTargets(text: string): string[] {
   const targets: string[] = [];
   for (const line of proseLines(text)) {
     const prose = line.replace(/`[^`]*`/g, '');
-    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) targets.push(m[1]);
+    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) targets.push(m[1]!);
   }
   return targets;
 }
@@ -63,7 +63,9 @@ function brokenLinks(root: string, file: string, read = (f: string) => fs.readFi
   const problems: string[] = [];
   for (const target of linkTargets(read(file))) {
     if (isExternal(target)) continue;
-    const [pathPart, anchor] = target.split('#', 2);
+    const hash = target.indexOf('#');
+    const pathPart = hash < 0 ? target : target.slice(0, hash);
+    const anchor = hash < 0 ? undefined : target.slice(hash + 1);
     const resolved = pathPart ? path.normalize(path.join(path.dirname(file), decodeURIComponent(pathPart))) : file;
     if (resolved.startsWith('..') || !fs.existsSync(path.join(root, resolved))) {
       problems.push(`${file}: ${target}: no file ${resolved}`);
@@ -95,7 +97,7 @@ describe('README and docs/', () => {
     while (queue.length > 0) {
       const file = queue.shift()!;
       for (const target of linkTargets(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
-        const pathPart = target.split('#')[0];
+        const pathPart = target.split('#')[0]!;
         if (isExternal(target) || !pathPart.endsWith('.md')) continue;
         const next = path.normalize(path.join(path.dirname(file), pathPart));
         if (!reached.has(next) && fs.existsSync(path.join(ROOT, next))) {
