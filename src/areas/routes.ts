@@ -11,18 +11,18 @@ import { safeFileName, type TableLabels } from '../climate/tableLabels.js';
 import { formatQuery, negotiateFormat, sendPieces, sendTable, type Format } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorArrow } from '../indicators/indicatorArrow.js';
-import { indicatorCsv } from '../indicators/indicatorCsv.js';
+import { indicatorCsv, scenarioLabel } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
 import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest, type IndicatorPlan } from '../indicators/indicatorData.js';
 import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from '../indicators/returnLevels/answer.js';
 import { modelReturnLevels } from '../indicators/returnLevels/modelLevels.js';
-import { returnLevelRequest } from '../indicators/returnLevels/rows.js';
+import { returnLevelRequest, warmingPlanReturnLevels } from '../indicators/returnLevels/rows.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area, type AreaAgg } from './area.js';
 import { queryAreaIndicator, queryAreaModelRows } from './areaIndicator.js';
-import { warmingAreaRows } from '../indicators/warmingData.js';
+import { warmingAreaRows, warmingAreaSeries } from '../indicators/warmingData.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 
 export interface AreaDeps extends ClimateDeps {
@@ -113,14 +113,12 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
 
   /** return_period or baseline_return_period over an area: each model's series combined over the cells, then fitted. */
   async function sendReturnLevels(req: Request, res: Response, format: Format, plan: IndicatorPlan, area: Area, areaAgg: AreaAgg) {
-    const cells = area.cells.map(({ cellId }) => planCellFiles(catalog, plan, cellId, `map cell ${cellId} of this area`)!);
-    const series = await queryAreaModelRows(queries, planRequest(plan, cells), area.cells.map((c) => c.weight), areaAgg);
-    const rows = modelReturnLevels(series, returnLevelRequest(plan));
+    const rows = plan.warming ? warmingPlanReturnLevels(plan, await warmingAreaSeries(catalog, queries, plan, plan.warming, area.cells, areaAgg)) : await plainAreaReturnLevels(plan, area, areaAgg);
     if (format !== 'json') {
       const labels = areaLabels(req, area, plan.dataset, plan.scenario);
       const stem = safeFileName(`${labels.fileStem}_${plan.meta.name}_return_levels`);
       if (format === 'csv') return sendTable(res, format, stem, returnLevelCsvHeader(plan) + returnLevelCsvRows(plan, labels, rows));
-      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', labels.scenario], ['area_agg', areaAgg]]);
+      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', scenarioLabel(labels.scenario, plan.warming)], ['area_agg', areaAgg]]);
       table.add(rows);
       return sendTable(res, format, stem, table.toIPC());
     }
@@ -128,6 +126,11 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
       .vary('Accept')
       .type('application/json')
       .send(`{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},${returnLevelHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset)))}"data":${returnLevelDataJson(rows)}}`);
+  }
+
+  async function plainAreaReturnLevels(plan: IndicatorPlan, area: Area, areaAgg: AreaAgg) {
+    const cells = area.cells.map(({ cellId }) => planCellFiles(catalog, plan, cellId, `map cell ${cellId} of this area`)!);
+    return modelReturnLevels(await queryAreaModelRows(queries, planRequest(plan, cells), area.cells.map((c) => c.weight), areaAgg), returnLevelRequest(plan));
   }
 
   async function sendRaw(req: Request, res: Response) {

@@ -137,7 +137,7 @@ export function batchRoutes(deps: BatchDeps): Router {
   function returnLevelKind(plan: IndicatorPlan): BatchKind<ReturnLevelRows> {
     return {
       head: returnLevelHead(plan, indicatorJson(plan.meta, datasetRanges(catalog, plan.dataset))),
-      group: (distinct) => queries.groups(distinct, MOST_CELLS),
+      group: (distinct) => queries.groups(distinct, Math.max(1, Math.floor(MOST_CELLS / (plan.warming?.files.length ?? 1)))),
       compute: (cellIds) => computeCells(plan, cellIds, (ready) => returnLevelRowsOfCells(catalog, queries, plan, ready)),
       dataJson: returnLevelDataJson,
       csvHeader: returnLevelBatchCsvHeader(plan),

@@ -57,7 +57,7 @@ export function returnLevelBatchCsvRows(plan: IndicatorPlan, resolved: ResolvedP
 /** Return levels of a batch as one Arrow table: the place columns, then the single table's columns. */
 export function returnLevelBatchArrow(plan: IndicatorPlan) {
   const places = new PlaceColumns();
-  const table = new ReturnLevelArrow<ResolvedPlace>(plan, [['dataset', plan.dataset.name], ['scenario', plan.scenario.name]], {
+  const table = new ReturnLevelArrow<ResolvedPlace>(plan, [['dataset', plan.dataset.name], ['scenario', scenarioLabel(plan.scenario.name, plan.warming)]], {
     add: (resolved, rows) => places.add(resolved, plan, rows),
     columns: () => places.columns(),
   });

@@ -207,22 +207,34 @@ export const pointRawData = z.strictObject({ feature: pointMapCell, ...rawDataFi
 
 const statsOfPeriod = z.record(z.string(), z.number().nullable()).meta({ description: 'Statistic across models -> value (null for none); model_count at warming levels.' });
 const gevFit = z.strictObject({ location: z.number(), scale: z.number(), shape: z.number() });
-const fitWindow = z.strictObject({ scenario: z.string(), historic_range: z.int().optional(), start_year: z.int(), end_year: z.int(), years: z.int() });
+const fitWindow = z.union([
+  z.strictObject({ scenario: z.string(), historic_range: z.int().optional(), start_year: z.int(), end_year: z.int(), years: z.int() }),
+  z
+    .strictObject({ warming_levels: z.array(z.string()), scenarios: z.array(z.string()), years: z.int() })
+    .meta({ description: "At warming levels: each model's own 20-year window at each level, listed in warming_levels." }),
+]);
+const member = z.strictObject({ model: z.string(), scenario: z.string() });
+const memberFit = z.strictObject({ model: z.string(), scenario: z.string(), location: z.number(), scale: z.number(), shape: z.number() });
+const fits = z.strictObject({ window: z.record(z.string(), gevFit), baseline: z.record(z.string(), gevFit).optional() });
+const levelFits = z.strictObject({ window: z.array(memberFit), baseline: z.array(memberFit).optional() });
 
 /** A place's members after `data` in a return-level answer (return_period, baseline_return_period). */
 export const returnLevelPlaceFields = {
   models_without_fit: z
-    .array(z.string())
+    .union([z.array(z.string()), z.record(z.string(), z.array(member))])
     .optional()
-    .meta({ description: 'Return levels: the models left out, with fewer than 20 yearly values in the fitting window (or the baseline), or values without spread.' }),
+    .meta({ description: 'Return levels: the models left out, with fewer than 20 yearly values in the fitting window (or the baseline), or values without spread. At warming levels keyed by level, each model with its scenario.' }),
   models_capped: z
-    .record(z.string(), z.array(z.string()))
+    .union([z.record(z.string(), z.array(z.string())), z.record(z.string(), z.record(z.string(), z.array(member)))])
     .optional()
-    .meta({ description: 'baseline_return_period: per return period, the models whose answer was beyond return_period_cap years and is the cap.' }),
+    .meta({ description: 'baseline_return_period: per return period, the models whose answer was beyond return_period_cap years and is the cap. At warming levels keyed by level, then return period.' }),
   fit: z
-    .strictObject({ window: z.record(z.string(), gevFit), baseline: z.record(z.string(), gevFit).optional() })
+    .union([fits, z.record(z.string(), levelFits)])
     .optional()
-    .meta({ description: "include=fit: each model's GEV location, scale (in fit_units) and shape k (Hosking's sign: k > 0 bounded above), over the fitting window and the baseline." }),
+    .meta({
+      description:
+        "include=fit: each model's GEV location, scale (in fit_units) and shape k (Hosking's sign: k > 0 bounded above), over the fitting window and the baseline. At warming levels keyed by level, each a list of models with their scenario and fit.",
+    }),
 };
 
 export const indicatorDataFields = {
@@ -277,7 +289,7 @@ export const indicatorDataFields = {
     .meta({
       description:
         'Keyed by period (e.g. 2050, 2050-01, 2050-Q1, 2050-2059); each period by statistic across models (min, max, avg, 95th, ...). ' +
-        'With return_period or baseline_return_period, keyed by return period (20), each by statistic across models. ' +
+        'With return_period or baseline_return_period, keyed by return period (20), each by statistic across models; with warming_level too, keyed by level then return period (2.0 -> 20), each with its model_count. ' +
         'With warming_level, keyed by level (2.0): for yearly and offset_yearly the statistics and model_count (how many models they are taken over); ' +
         'for monthly, quarterly and custom, keyed by month (01), quarter (Q1) or span (01) of the year, each with its statistics and model_count.',
     }),

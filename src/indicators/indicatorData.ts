@@ -59,21 +59,20 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   const units = parseUnits(meta, q.units(query));
   const vars = parseIndicatorVariables(catalog, dataset, meta, query, q);
   if (levels !== undefined) {
-    // A return level's fitting window at a warming level is not built yet: refused, not ignored.
-    for (const name of ['return_period', 'baseline_return_period']) {
-      if (query[name] !== undefined) throw badRequest(`${name} cannot be combined with warming_level yet: fit over \`years\` (at least 20) or a \`historic_range\`, or leave out ${name}.`);
-    }
     // Refuses `windows` (time_aggregation is not window here); no year is read through it.
     multiYearWindows(timeAggregation, query, q.windows, [], [0, 0]);
     const relativeTo = parseBaseline(catalog, dataset, query, q);
     const warming = warmingPlan(catalog, dataset, scenario, { levels, pooled, models, modelsParam: q.models(query), timeAggregation, baseline: relativeTo });
+    // Return levels at warming levels: each model's fitting window is its own window at the level.
+    const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation, warming);
+    if (returnLevels) checkReturnLevelBaseline(returnLevels, relativeTo, query, timeAggregation);
     if (warming.modelYears > maxModelYears) {
       throw badRequest(
         `This request covers ${warming.modelYears} model-years (${WINDOW_YEARS} per model and level${relativeTo ? ", and the baseline's years per model" : ''}); the limit is ${maxModelYears}. Ask for fewer levels or models${pooled ? ', or leave out pool_scenarios' : ''}.`,
       );
     }
     const used = [...new Set(warming.members.map((m) => m.model))];
-    return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming };
+    return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming, returnLevels };
   }
   const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation);
   const available = scenarioYears(catalog, dataset, returnLevels?.window.scenario ?? scenario);

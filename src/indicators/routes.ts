@@ -8,7 +8,7 @@ import { queryFields } from '../http/queryParams.js';
 import { formatQuery, negotiateFormat, sendTable, type Format } from '../http/format.js';
 import { safeFileName, tableLabels } from '../climate/tableLabels.js';
 import { indicatorArrow } from './indicatorArrow.js';
-import { indicatorCsv } from './indicatorCsv.js';
+import { indicatorCsv, scenarioLabel } from './indicatorCsv.js';
 import { dataJson, indicatorHead, indicatorOr404, indicatorPlan, indicatorRows, type IndicatorPlan } from './indicatorData.js';
 import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from './returnLevels/answer.js';
 import { returnLevelRows } from './returnLevels/rows.js';
@@ -65,7 +65,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
       const labels = tableLabels(location, plan.dataset, plan.scenario);
       const stem = safeFileName(`${labels.fileStem}_${plan.meta.name}_return_levels`);
       if (format === 'csv') return sendTable(res, format, stem, returnLevelCsvHeader(plan) + returnLevelCsvRows(plan, labels, rows));
-      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', labels.scenario]]);
+      const table = new ReturnLevelArrow(plan, [['location', labels.location], ['location_feature', labels.feature], ['dataset', labels.dataset], ['scenario', scenarioLabel(labels.scenario, plan.warming)]]);
       table.add(rows);
       return sendTable(res, format, stem, table.toIPC());
     }

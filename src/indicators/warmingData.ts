@@ -15,7 +15,7 @@ import type { WarmingPlan } from './warmingPlan.js';
  * as if it were a cell of its own (the statement answers many cells at once: binding it is most of
  * a small query's time, and a second statement for the historical years cost as much again). Each
  * file holds only its own years, so the rows of a year come from the one file that has it. Then
- * warmingLevelStats.
+ * warmingLevelStats, or for return levels their fits (returnLevels/atWarmingLevels.ts).
  */
 
 /** The template request for some files: no windows, no baseline (the historical file's years hold it). */
@@ -40,9 +40,15 @@ function fileOf(catalog: Catalog, plan: IndicatorPlan, cellId: number, scenario:
   return files;
 }
 
-/** Per cell, the answer at the plan's levels; a cell without data has none, a cell missing its historical file its HttpError. */
-export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
-  const out: (PeriodStats[] | HttpError)[] = cellIds.map(() => []);
+/** Each file's per-model rows, by its scenario ('historical' for the historical file). */
+export type RowsByScenario = Map<string, ModelRows>;
+
+/**
+ * Per cell, each of its files' per-model rows over the plan's years, in one statement: undefined
+ * for a cell without data for the scenarios, the HttpError of a cell missing its historical file.
+ */
+export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(RowsByScenario | undefined | HttpError)[]> {
+  const out: (RowsByScenario | undefined | HttpError)[] = cellIds.map(() => undefined);
   const asked: { at: number; scenario: string; files: CellFiles }[] = [];
   cellIds.forEach((cellId, at) => {
     try {
@@ -59,14 +65,22 @@ export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, p
   });
   if (asked.length === 0) return out;
   const rows = await queryModelRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
-  const byCell = cellIds.map(() => new Map<string, ModelRows>());
-  asked.forEach(({ at, scenario }, k) => byCell[at]!.set(scenario, rows[k]!));
-  for (const at of new Set(asked.map((a) => a.at))) out[at] = warmingLevelStats(warming, byCell[at]!, { ...plan, baseline: plan.relativeTo });
+  asked.forEach(({ at, scenario }, k) => {
+    let byScenario = out[at];
+    if (!(byScenario instanceof Map)) out[at] = byScenario = new Map();
+    byScenario.set(scenario, rows[k]!);
+  });
   return out;
 }
 
-/** The answer at the plan's levels over an area: each file's per-model values combined over the area's cells first. */
-export async function warmingAreaRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
+/** Per cell, the answer at the plan's levels; a cell without data has none, a cell missing its historical file its HttpError. */
+export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
+  const series = await warmingSeriesOfCells(catalog, queries, plan, warming, cellIds);
+  return series.map((s) => (s === undefined ? [] : s instanceof HttpError ? s : warmingLevelStats(warming, s, { ...plan, baseline: plan.relativeTo })));
+}
+
+/** Each file's per-model rows over an area: each file's values combined over the area's cells. */
+export async function warmingAreaSeries(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<RowsByScenario> {
   const asked = warming.files.flatMap((scenario) =>
     cells.flatMap((c) => {
       const files = fileOf(catalog, plan, c.cellId, scenario, `map cell ${c.cellId} of this area`);
@@ -74,10 +88,15 @@ export async function warmingAreaRows(catalog: Catalog, queries: QueryPool, plan
     }),
   );
   const rows = await queryAreaFileRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
-  const byScenario = new Map<string, ModelRows>();
+  const byScenario: RowsByScenario = new Map();
   for (const scenario of warming.files) {
     const own = asked.map((a, k) => ({ ...a, rows: rows[k]! })).filter((a) => a.scenario === scenario);
     if (own.length > 0) byScenario.set(scenario, combinedModelRows(own.map((a) => a.rows), own.map((a) => a.weight), areaAgg));
   }
-  return warmingLevelStats(warming, byScenario, { ...plan, baseline: plan.relativeTo });
+  return byScenario;
+}
+
+/** The answer at the plan's levels over an area: each file's per-model values combined over the area's cells first. */
+export async function warmingAreaRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
+  return warmingLevelStats(warming, await warmingAreaSeries(catalog, queries, plan, warming, cells, areaAgg), { ...plan, baseline: plan.relativeTo });
 }

@@ -5,6 +5,8 @@ import { parsedBy } from '../../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../../reference/catalog.js';
 import { INDICATORS, type IndicatorMeta } from '../metadata.js';
 import { parseHistoricRange, type Baseline, type IndicatorFields, type TimeAggregation } from '../params.js';
+import { WINDOW_YEARS } from '../../reference/warmingLevels.js';
+import type { WarmingPlan } from '../warmingPlan.js';
 
 /**
  * Return levels: the parameters that ask for them (return_period, baseline_return_period,
@@ -74,15 +76,15 @@ export function returnLevelQuery() {
 }
 
 /**
- * The years a return level is fitted over. Each model's are `years` unless `modelYears` names its
- * own (a warming level's window differs per model); the query reads the union.
+ * The years a return level is fitted over: `years` of `scenario`, or at warming levels (`atLevels`)
+ * each model's own window in the warming plan (then `years` is empty).
  */
 export interface FittingWindow {
   /** The scenario whose data the window reads: the request's, or historical for a historic_range. */
   scenario: Scenario;
   /** Period ids of the window: calendar years, or offset years by their first year. */
   years: number[];
-  modelYears?: ReadonlyMap<string, number[]>;
+  atLevels?: true;
   /** What the answer says the window is. */
   json: Record<string, unknown>;
 }
@@ -101,13 +103,18 @@ export interface ReturnLevelPlan {
 const yearRange = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
 
 /**
- * The fitting window: `historic_range` (that range of the cell's historical data, whatever the
- * request's scenario), or the scenario's years of `years`, by default its last 30; at least 20
- * years either way. Offset years are named by their first year and need the next.
+ * The fitting window: at warming levels each model's own window (the warming plan's); else
+ * `historic_range` (that range of the cell's historical data, whatever the request's scenario), or
+ * the scenario's years of `years`, by default its last 30; at least 20 years either way. Offset
+ * years are named by their first year and need the next.
  */
-function fittingWindow(catalog: Catalog, dataset: Dataset, scenario: Scenario, query: Record<string, unknown>, q: IndicatorFields, agg: TimeAggregation): FittingWindow {
+function fittingWindow(catalog: Catalog, dataset: Dataset, scenario: Scenario, query: Record<string, unknown>, q: IndicatorFields, agg: TimeAggregation, warming: WarmingPlan | undefined): FittingWindow {
   const offset = agg === 'offset_yearly' ? 1 : 0;
   const historic = q.historic_range(query);
+  if (warming) {
+    if (historic !== undefined) throw badRequest("historic_range and warming_level each set the fitting window of return levels: give one of them (at a warming level, each model's window is its own 20 years at the level).");
+    return { scenario, years: [], atLevels: true, json: { warming_levels: warming.levels, scenarios: warming.scenarios, years: WINDOW_YEARS } };
+  }
   if (historic !== undefined) {
     if (single(query, 'years') !== undefined) throw badRequest('years and historic_range each set the fitting window of return levels: give one of them.');
     const range = parseHistoricRange(catalog, dataset, historic);
@@ -134,7 +141,16 @@ function fittingWindow(catalog: Catalog, dataset: Dataset, scenario: Scenario, q
  * return_period or baseline_return_period, with include and the fitting window; undefined when
  * neither is given. Checked after the indicator's own parameters, before relative_to.
  */
-export function parseReturnLevels(catalog: Catalog, dataset: Dataset, scenario: Scenario, meta: IndicatorMeta, query: Record<string, unknown>, q: IndicatorFields, agg: TimeAggregation): ReturnLevelPlan | undefined {
+export function parseReturnLevels(
+  catalog: Catalog,
+  dataset: Dataset,
+  scenario: Scenario,
+  meta: IndicatorMeta,
+  query: Record<string, unknown>,
+  q: IndicatorFields,
+  agg: TimeAggregation,
+  warming?: WarmingPlan,
+): ReturnLevelPlan | undefined {
   const periods = q.return_period(query);
   const baselinePeriods = q.baseline_return_period(query);
   const include = q.include(query);
@@ -151,8 +167,8 @@ export function parseReturnLevels(catalog: Catalog, dataset: Dataset, scenario: 
   if (agg !== 'yearly' && agg !== 'offset_yearly') {
     throw badRequest(`time_aggregation must be yearly or offset_yearly with ${asked}: a return level is fitted to one extreme per year; got '${agg}'.`);
   }
-  if (single(query, 'windows') !== undefined) throw badRequest(`windows does not apply with ${asked}: the fitting window is years or historic_range.`);
-  return { extreme, periods: (periods ?? baselinePeriods)!, inverse: baselinePeriods !== undefined, includeFit: include === 'fit', window: fittingWindow(catalog, dataset, scenario, query, q, agg) };
+  if (single(query, 'windows') !== undefined) throw badRequest(`windows does not apply with ${asked}: the fitting window is years, historic_range or warming_level.`);
+  return { extreme, periods: (periods ?? baselinePeriods)!, inverse: baselinePeriods !== undefined, includeFit: include === 'fit', window: fittingWindow(catalog, dataset, scenario, query, q, agg, warming) };
 }
 
 /** The checks of relative_to with return levels: the inverse needs it, and a baseline is fitted too, so it needs 20 years. */

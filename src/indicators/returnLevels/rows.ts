@@ -3,6 +3,8 @@ import { HttpError } from '../../http/errors.js';
 import type { Catalog } from '../../reference/catalog.js';
 import { planRowsOfCells, type IndicatorPlan } from '../indicatorData.js';
 import type { ModelRows } from '../periodChanges.js';
+import { warmingSeriesOfCells, type RowsByScenario } from '../warmingData.js';
+import { warmingReturnLevels } from './atWarmingLevels.js';
 import { modelReturnLevels, type ReturnLevelRequest, type ReturnLevelRows } from './modelLevels.js';
 import { queryModelRows } from '../query.js';
 
@@ -12,10 +14,19 @@ export function returnLevelRequest(plan: IndicatorPlan): ReturnLevelRequest {
   return { returnLevels: rl, models: plan.models, aggs: plan.aggs, baseline: plan.relativeTo !== undefined, change: rl.inverse ? undefined : plan.relativeTo?.change };
 }
 
+/** A warming-level plan's return levels from its files' rows (an empty map for a place without data). */
+export function warmingPlanReturnLevels(plan: IndicatorPlan, byScenario: RowsByScenario): ReturnLevelRows {
+  return warmingReturnLevels(plan.warming!, byScenario, { ...returnLevelRequest(plan), relativeTo: plan.relativeTo, timeAggregation: plan.timeAggregation });
+}
+
 const NO_SERIES: ModelRows = { models: [], ids: [], vals: [] };
 
 /** Per map cell, the plan's return levels from one statement (as indicatorRowsOfCells). */
 export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(ReturnLevelRows | HttpError)[]> {
+  if (plan.warming) {
+    const series = await warmingSeriesOfCells(catalog, queries, plan, plan.warming, cellIds);
+    return series.map((s) => (s instanceof HttpError ? s : warmingPlanReturnLevels(plan, s ?? new Map())));
+  }
   const request = returnLevelRequest(plan);
   return planRowsOfCells(
     catalog,
