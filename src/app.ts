@@ -1,5 +1,6 @@
 import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
+import { openApiDocument } from './api/openapi.js';
 import { areaRoutes } from './areas/routes.js';
 import { BuildProgress } from './climate/buildProgress.js';
 import { rawDataRoutes } from './climate/routes.js';
@@ -71,7 +72,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   );
   app.use(options);
   app.use(opsRoutes({ queries, progress, lifecycle: lifecycle ?? { shuttingDown: false }, metrics, metricsToken: config.METRICS_TOKEN, accounts: auth.accounts, buildId: catalog.manifest.build_id }));
-  app.use(docsRoutes(catalog));
+  app.use(docsRoutes(() => openApiDocument(catalog)));
   app.use(explorerRoutes(explorerAssets));
   app.use(trailingSlash);
 

@@ -1,7 +1,8 @@
 import { parse } from 'node:querystring';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operations, type Operation } from '../src/http/openapi.js';
+import { operations } from '../src/api/openapi.js';
+import type { Operation } from '../src/api/operation.js';
 import { INDICATORS, type IndicatorMeta } from '../src/indicators/metadata.js';
 import { testApp, type TestApp } from './helpers.js';
 

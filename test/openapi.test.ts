@@ -2,7 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { operations, type Operation } from '../src/http/openapi.js';
+import { operations } from '../src/api/openapi.js';
+import type { Operation } from '../src/api/operation.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { testApp, type TestApp } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { operations } from '../src/http/openapi.js';
+import { operations } from '../src/api/openapi.js';
 import { testApp, type TestApp } from './helpers.js';
 import { gevOf, quantile, recurrence, type Gev } from './support/independentGev.js';
 import { LONG_BUILD, longDataset } from './support/longBuild.js';

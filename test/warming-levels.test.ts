@@ -4,7 +4,7 @@ import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { cityIndicatorData } from '../src/http/responseShapes.js';
+import { cityIndicatorData } from '../src/api/responseShapes.js';
 import { DATASETS } from '../src/reference/fixtures.js';
 import { testApp, type TestApp } from './helpers.js';
 import { WARMING_BUILD } from './support/warmingBuild.js';

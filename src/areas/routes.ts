@@ -44,7 +44,7 @@ function areaLabels(req: Request, area: Area, dataset: Dataset, scenario: Scenar
 /**
  * The query parameters of the area endpoints: a GET names its area (region, city or bbox), a POST
  * sends it as the body (and is refused those three). The routes parse with these shapes and the
- * OpenAPI operations list them (src/areas/openapiOperations.ts).
+ * OpenAPI operations list them (src/api/areaOperations.ts).
  */
 export function areaQueries(catalog: Catalog) {
   const { region, city, bbox, area_agg } = areaQuery;

@@ -9,7 +9,6 @@ import { TokenService } from './tokens.js';
 import { memoryThrottleStores, type ThrottleStores } from '../http/throttleStore.js';
 
 export type { Account, AccountStore, TokenState } from './accountStore.js';
-export type { AuthenticatedAccount } from './requireToken.js';
 export { TokenService, type TokenClaims } from './tokens.js';
 
 export interface Auth {

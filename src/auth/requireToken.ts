@@ -1,15 +1,8 @@
 import type { RequestHandler } from 'express';
+import type { AuthenticatedAccount } from '../http/account.js';
 import { HttpError } from '../http/errors.js';
 import type { AccountStore } from './accountStore.js';
 import type { TokenService } from './tokens.js';
-
-/** What a request that passed `requireToken` finds in `res.locals.account`. */
-export interface AuthenticatedAccount {
-  id: number;
-  email: string;
-  burstRate: string | null;
-  sustainedRate: string | null;
-}
 
 const unauthorized = (detail: string) => new HttpError(401, detail, { detail }, { 'WWW-Authenticate': 'Token' });
 

@@ -42,7 +42,7 @@ type BatchFormat = Format | 'ndjson';
 /**
  * The query parameters of the two batch endpoints: the single endpoints' at a point (`distance`
  * applies to the points of the body). The routes parse with these shapes and the OpenAPI operations
- * list them (src/batch/batchOpenApi.ts).
+ * list them (src/api/batchOperations.ts).
  */
 export function batchQueries(catalog: Catalog) {
   return {

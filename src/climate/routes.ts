@@ -31,7 +31,7 @@ export const request = (req: Request) => ({
 
 /**
  * The query parameters of the raw data endpoints, for a city and at a point: the routes parse with
- * these shapes and the OpenAPI operations list them (src/http/openapi.ts), so the two cannot differ.
+ * these shapes and the OpenAPI operations list them (src/api/openapi.ts), so the two cannot differ.
  */
 export function rawDataQueries(catalog: Catalog) {
   const raw = rawDataQuery(catalog);

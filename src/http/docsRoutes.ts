@@ -2,8 +2,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
-import type { Catalog } from '../reference/catalog.js';
-import { openApiDocument } from './openapi.js';
 
 /** Swagger UI's files, from the installed swagger-ui-dist package (no CDN). */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -38,14 +36,14 @@ function files(dir: string, names: Set<string>): RequestHandler {
  * GET /openapi.json and the Swagger UI page at GET /docs/, both without a token. Mount before the
  * trailing-slash redirect: /openapi.json and the page's assets have no trailing slash.
  */
-export function docsRoutes(catalog: Catalog): Router {
+export function docsRoutes(openApiDocument: () => unknown): Router {
   // Strict: /docs must redirect to /docs/ (by trailingSlash), or the page's relative URLs break.
   const router = Router({ strict: true });
   let document: string | undefined;
 
   router.get('/openapi.json', (_req, res) => {
-    // Built on first use: the catalog, and so the document, are fixed for the life of the app.
-    document ??= JSON.stringify(openApiDocument(catalog));
+    // Built on first use: the document is fixed for the life of the app (it describes one data build).
+    document ??= JSON.stringify(openApiDocument());
     res.type('application/json').send(document);
   });
   router.get('/docs/', (_req, res) => {

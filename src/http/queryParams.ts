@@ -5,7 +5,7 @@ import { HttpError } from './errors.js';
  * Query-string parsing with zod. A schema's message either completes the sentence "<param> ...",
  * and the 400 detail appends what was sent, or ends with a full stop and is the whole detail (for
  * messages that name one term of a list, or another parameter). The same schemas, with their
- * `.meta()` descriptions, generate the OpenAPI document (src/http/openapi.ts).
+ * `.meta()` descriptions, generate the OpenAPI document (src/api/openapi.ts).
  */
 
 const INT = /^[+-]?\d+$/;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { AuthenticatedAccount } from '../auth/requireToken.js';
+import type { AuthenticatedAccount } from './account.js';
 import type { Logger } from '../logger.js';
 import { notReadyReason } from './errors.js';
 

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type RateLimitInfo, type RateLimitRequestHandler, type Store } from 'express-rate-limit';
-import type { AuthenticatedAccount } from '../auth/requireToken.js';
+import type { AuthenticatedAccount } from './account.js';
 import { parseRate } from '../config.js';
 import { HttpError } from './errors.js';
 import { throttledDetail, type ThrottleStores } from './throttleStore.js';

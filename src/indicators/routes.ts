@@ -18,7 +18,7 @@ import { INDICATORS } from './metadata.js';
 
 /**
  * The query parameters of the indicator data endpoints, for a city and at a point: the routes parse
- * with these shapes and the OpenAPI operations list them (src/http/openapi.ts).
+ * with these shapes and the OpenAPI operations list them (src/api/openapi.ts).
  */
 export function indicatorDataQueries(catalog: Catalog) {
   const indicator = indicatorQuery(catalog);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { dataContent, pathParams, type Operation } from '../http/openapi.js';
-import { indicatorDataFields, polygonal, rawDataFields } from '../http/responseShapes.js';
+import { AREA_AGGS } from '../areas/area.js';
+import { areaQueries } from '../areas/routes.js';
 import type { Catalog } from '../reference/catalog.js';
-import { AREA_AGGS } from './area.js';
-import { areaQueries } from './routes.js';
+import { dataContent, pathParams, type Operation } from './operation.js';
+import { indicatorDataFields, polygonal, rawDataFields } from './responseShapes.js';
 
 const areaCell = z.strictObject({ id: z.int(), lat: z.number(), lon: z.number(), weight: z.number() });
 

@@ -2,19 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiOverrideContext, type ZodOpenApiResponsesObject } from 'zod-openapi';
-import { batchOperations } from '../batch/batchOpenApi.js';
 import { rawDataQueries } from '../climate/routes.js';
-import { areaOperations } from '../areas/openapiOperations.js';
 import { ROOT } from '../config.js';
-import { INDICATORS } from '../indicators/metadata.js';
+import { wireType } from '../http/queryParams.js';
 import { indicatorDataQueries } from '../indicators/routes.js';
 import type { Catalog } from '../reference/catalog.js';
 import { cityListQuery, nearestQuery } from '../reference/cityRoutes.js';
 import { historicRangeQuery, namedListQuery } from '../reference/metadataRoutes.js';
 import { distanceQuery, pointPath } from '../reference/pointParams.js';
 import { regionDetailQuery, regionListQuery } from '../reference/regionRoutes.js';
-import { MEDIA_TYPES } from './format.js';
-import { wireType } from './queryParams.js';
+import { areaOperations } from './areaOperations.js';
+import { batchOperations } from './batchOperations.js';
+import { dataContent, json, pathParams, type Operation, type Shape } from './operation.js';
 import * as shapes from './responseShapes.js';
 
 /**
@@ -25,54 +24,6 @@ import * as shapes from './responseShapes.js';
  * what the app serves; test/openapi.test.ts walks the Express router and fails when a route is
  * missing here or an operation here has no route. A new endpoint is one entry.
  */
-
-type Shape = z.ZodRawShape;
-
-export interface Operation {
-  method: 'get' | 'post';
-  /** OpenAPI path template, trailing slash included as the app serves it. */
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  /** `token`: needs `Authorization: Token <key>` (401 otherwise); `none`: public. */
-  auth: 'token' | 'none';
-  /** Per-account throttle: may answer 429 with Retry-After. */
-  throttled?: boolean;
-  pathParams?: Shape;
-  query?: Shape;
-  requestBody?: ZodOpenApiOperationObject['requestBody'];
-  /** The 200 response. */
-  ok: { description: string; content: Record<string, { schema: z.ZodType }> };
-  /** When a 404 can happen, what it means. */
-  notFound?: string;
-  /** Other documented responses, by status. */
-  extra?: ZodOpenApiResponsesObject;
-}
-
-const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
-
-/** The 200 content of the climate data endpoints: JSON, or the same values as CSV or Arrow (`format`, or Accept). */
-export const dataContent = (schema: z.ZodType) => ({
-  ...json(schema),
-  [MEDIA_TYPES.csv]: { schema: z.string() },
-  [MEDIA_TYPES.arrow]: { schema: z.string().meta({ format: 'binary' }) },
-});
-
-/** Documentation-only schemas for path segments the routes look up (a miss is a 404, not a 400). */
-export function pathParams(catalog: Catalog) {
-  const names = <T extends { name: string }>(items: T[]) => items.map((i) => i.name) as [string, ...string[]];
-  const id = (description: string) => z.string().meta({ description, override: wireType('integer', 1) });
-  return {
-    city: id('City id (GeoNames), e.g. 5128581 for New York City.'),
-    region: id('Region id.'),
-    dataset: z.enum(names(catalog.datasets)).meta({ description: 'Dataset name.' }),
-    model: z.enum(names(catalog.models)).meta({ description: 'Climate model name.' }),
-    scenario: z.enum(names(catalog.scenarios)).meta({ description: 'Scenario name.' }),
-    indicator: z.enum(names(INDICATORS)).meta({ description: 'Indicator name (see /api/indicator/); the deprecated yearly_<name> aliases also work.' }),
-  };
-}
 
 const credentials = z
   .object({ email: z.string(), password: z.string() })

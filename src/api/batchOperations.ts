@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { batchQueries, NDJSON } from '../batch/batchRoutes.js';
 import { MEDIA_TYPES } from '../http/format.js';
-import type { Operation } from '../http/openapi.js';
-import { indicatorDataFields, pointMapCell, rawDataFields } from '../http/responseShapes.js';
 import type { Catalog } from '../reference/catalog.js';
-import { batchQueries, NDJSON } from './batchRoutes.js';
+import type { Operation } from './operation.js';
+import { indicatorDataFields, pointMapCell, rawDataFields } from './responseShapes.js';
 
-/** The OpenAPI description of the batch operations; src/http/openapi.ts lists them with the others. */
+/** The OpenAPI description of the batch operations; openapi.ts lists them with the others. */
 
 const place = z
   .union([
