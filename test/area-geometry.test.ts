@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coverOf, polygonSphereArea, ringSphereArea } from '../src/areas/cells.js';
 import { parseAreaGeoJson, type Ring } from '../src/areas/geometry.js';
-import { HttpError } from '../src/http/errors.js';
+import { BadRequestError } from '../src/errors.js';
 import { GRIDS } from '../src/reference/grids.js';
 
 /** The checks of posted areas and the cover of a grid, on hand-made shapes. */
@@ -22,9 +22,8 @@ function rejects(body: unknown, message: RegExp) {
   try {
     parseAreaGeoJson(body, 10_000);
   } catch (err) {
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(400);
-    expect((err as HttpError).message).toMatch(message);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect((err as BadRequestError).message).toMatch(message);
     return;
   }
   throw new Error(`accepted ${JSON.stringify(body)}`);

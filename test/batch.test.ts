@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
 import { openBodyStream } from '../src/batch/bodyStream.js';
 import { BuildProgress } from '../src/climate/buildProgress.js';
-import { HttpError } from '../src/http/errors.js';
+import { NotReadyError } from '../src/errors.js';
 import { cellKey } from '../src/reference/catalog.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { testApp, type TestApp } from './helpers.js';
@@ -398,7 +398,7 @@ describe('throttle: one request per BATCH_CELLS_PER_REQUEST distinct cells', () 
         return cellId !== building && super.cellReady(dataset, cellId);
       }
       override requireCell(dataset: string, cellId: number) {
-        if (!this.cellReady(dataset, cellId)) throw new HttpError(503, 'This map cell is not built yet.', undefined, { 'Retry-After': '5' });
+        if (!this.cellReady(dataset, cellId)) throw new NotReadyError('building', 'This map cell is not built yet.', 5);
       }
     }
     const app = createApp({ config: a.config, catalog: a.catalog, queries: a.queries, auth: a.auth, throttleStores: a.throttleStores, progress: new Partial(a.catalog.dataDir) });

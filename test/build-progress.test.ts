@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BuildProgress } from '../src/climate/buildProgress.js';
 import { buildFile } from '../src/climate/files.js';
-import { HttpError } from '../src/http/errors.js';
+import { NotReadyError } from '../src/errors.js';
 
 /** The Retry-After of a build in progress: the pace so far, with a CMIP6 cell costing more than a CMIP5 one. */
 describe('BuildProgress estimates', () => {
@@ -39,8 +39,8 @@ describe('BuildProgress estimates', () => {
     try {
       progress.requireCell(dataset, cell);
     } catch (err) {
-      expect(err).toBeInstanceOf(HttpError);
-      return Number((err as HttpError).headers['Retry-After']);
+      expect(err).toBeInstanceOf(NotReadyError);
+      return (err as NotReadyError).retryAfterSeconds!;
     }
     throw new Error('the cell was ready');
   };

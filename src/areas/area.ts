@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { single } from '../climate/params.js';
-import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { badRequest, notFound, NotFoundError } from '../errors.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { cellCentre, GRIDS } from '../reference/grids.js';
 import type { AreaCover } from './cells.js';
@@ -75,13 +75,13 @@ export function areaOfQuery(catalog: Catalog, query: Record<string, unknown>): {
   const id = Number(value);
   if (given[0] === 'region') {
     const region = catalog.regionById.get(id);
-    if (!region) throw new HttpError(404, `Region ${id} does not exist.`);
+    if (!region) throw new NotFoundError(`Region ${id} does not exist.`);
     return { shape: trusted(region.geometry), origin: { region: id } };
   }
   const city = catalog.cityById.get(id);
-  if (!city) throw new HttpError(404, `City ${id} does not exist.`);
+  if (!city) throw new NotFoundError(`City ${id} does not exist.`);
   const boundary = catalog.boundaries.get(id);
-  if (!boundary) throw new HttpError(404, `City ${id} (${city.name}, ${city.admin}) has no boundary, so it cannot be an area; use its point form instead.`);
+  if (!boundary) throw new NotFoundError(`City ${id} (${city.name}, ${city.admin}) has no boundary, so it cannot be an area; use its point form instead.`);
   return { shape: trusted(boundary.geometry), origin: { city: id } };
 }
 

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import type { Grid } from '../reference/grids.js';
 import type { AreaCover } from './cells.js';
 import type { CoverJob } from './coverWorker.js';

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 /**
  * The area of a request as GeoJSON (RFC 7946) polygons in lon/lat degrees, checked so that every

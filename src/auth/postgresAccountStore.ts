@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sqlFile } from '../db/sqlFiles.js';
-import { HttpError } from '../http/errors.js';
+import { UnavailableError } from '../errors.js';
 import { toAccount, toTokenState, type AccountRow } from './accountRows.js';
 import type { Account, AccountStore, TokenState } from './accountStore.js';
 
@@ -18,9 +18,8 @@ const TIMEOUT_MS = 2000;
 const MIGRATION_LOCK = 4_246_611;
 
 /** 503: PostgreSQL did not answer; the request may be retried. */
-function unavailable(err: unknown): HttpError {
-  const detail = 'The account store (PostgreSQL) is not answering, so the token cannot be checked. Try again in a few seconds.';
-  const e = new HttpError(503, detail, { detail }, { 'Retry-After': '5' });
+function unavailable(err: unknown): UnavailableError {
+  const e = new UnavailableError('The account store (PostgreSQL) is not answering, so the token cannot be checked. Try again in a few seconds.', 5);
   e.cause = err;
   return e;
 }

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 /** One place of a batch, as the request gave it (echoed in its result) and as read from it. */
 export type BatchPlace = { given: Record<string, unknown> } & ({ kind: 'city'; city: number } | { kind: 'point'; lat: number; lon: number });

@@ -1,5 +1,5 @@
 import { cityLocation, type Location } from '../climate/location.js';
-import { HttpError } from '../http/errors.js';
+import { httpErrorOf } from '../http/errors.js';
 import { cellKey, type Catalog, type Dataset } from '../reference/catalog.js';
 import { distanceMeters } from '../reference/cityQuery.js';
 import { pointCellFeature } from '../reference/features.js';
@@ -41,7 +41,7 @@ export function resolvePlace(catalog: Catalog, place: BatchPlace, dataset: Datas
     const mapCellJson = JSON.stringify(pointCellFeature(match.cell, [match.cell.dataset], match.distance));
     return { place, location: { key: 'feature', featureJson: mapCellJson, cellId: match.cell.cellId }, mapCellJson };
   } catch (err) {
-    if (err instanceof HttpError && err.status === 404) return { place, status: 404, detail: err.message };
+    if (httpErrorOf(err)?.status === 404) return { place, status: 404, detail: (err as Error).message };
     throw err;
   }
 }

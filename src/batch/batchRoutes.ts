@@ -4,7 +4,8 @@ import { rawDataQuery, datasetRanges } from '../climate/params.js';
 import { rawColumns, rawDataPlan, rawHead, rawYearMembers, type RawDataPlan } from '../climate/rawDataPlan.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName } from '../climate/tableLabels.js';
-import { HttpError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
+import { HttpError, httpErrorOf } from '../http/errors.js';
 import { EXTENSIONS, formatQuery, MEDIA_TYPES, negotiateFormat, type Format } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
 import { dataJson, indicatorHead, indicatorPlan, indicatorRowsOfCells, type IndicatorPlan } from '../indicators/indicatorData.js';
@@ -96,15 +97,16 @@ export function batchRoutes(deps: BatchDeps): Router {
   const readyCell = (plan: { dataset: { name: string } }, cellId: number) => progress.requireCell(plan.dataset.name, cellId);
 
   /** Each cell's outcome: a 503 for a cell still being built, else what `rowsOf` answers for the ready cells (in one statement). */
-  async function computeCells<T>(plan: IndicatorPlan, cellIds: number[], rowsOf: (ready: number[]) => Promise<(T | HttpError)[]>): Promise<CellOutcome<T>[]> {
+  async function computeCells<T>(plan: IndicatorPlan, cellIds: number[], rowsOf: (ready: number[]) => Promise<(T | ServiceError)[]>): Promise<CellOutcome<T>[]> {
     const outcomes: (CellOutcome<T> | undefined)[] = cellIds.map(() => undefined);
     const ready = cellIds.filter((cellId, i) => {
       try {
         readyCell(plan, cellId);
         return true;
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        outcomes[i] = failed(err);
+        const answer = httpErrorOf(err);
+        if (!answer) throw err;
+        outcomes[i] = failed(answer);
         return false;
       }
     });
@@ -113,7 +115,7 @@ export function batchRoutes(deps: BatchDeps): Router {
     return outcomes.map((outcome) => {
       if (outcome) return outcome;
       const r = rows[k++]!;
-      return r instanceof HttpError ? failed(r) : { ok: true, value: r };
+      return r instanceof ServiceError ? failed(httpErrorOf(r)) : { ok: true, value: r };
     });
   }
 
@@ -161,7 +163,8 @@ export function batchRoutes(deps: BatchDeps): Router {
         try {
           return [{ ok: true, value: await one(cellId!) }];
         } catch (err) {
-          if (err instanceof HttpError) return [failed(err)];
+          const answer = httpErrorOf(err);
+          if (answer) return [failed(answer)];
           throw err;
         }
       },

@@ -1,6 +1,6 @@
-import { HttpError } from '../http/errors.js';
+import { httpErrorOf, type HttpError } from '../http/errors.js';
 
-/** What one map cell gave: its value, or the HttpError that every place on it reports. */
+/** What one map cell gave: its value, or the error answer that every place on it reports. */
 export type CellOutcome<T> = { ok: true; value: T } | { ok: false; status: number; detail: string };
 
 export const failed = (err: HttpError): CellOutcome<never> => ({ ok: false, status: err.status, detail: err.message });
@@ -18,8 +18,8 @@ interface Slot<T> {
  * cells). At most `concurrency` groups are computed at a time, in order, and at most `ahead` groups
  * past the one the consumer waits for: a batch shares the query pool fairly with other requests,
  * and the values held for places still to be written stay bounded. A group's values are dropped
- * after the last place that reads them. An HttpError thrown by `compute` (a 503 for a query past
- * its time) becomes the outcome of each of its cells; any other error ends the iteration.
+ * after the last place that reads them. An error with an HTTP answer thrown by `compute` (a 503 for
+ * a query past its time) becomes the outcome of each of its cells; any other error ends the iteration.
  */
 export async function* cellsInOrder<T>(
   cells: (number | undefined)[],
@@ -61,7 +61,11 @@ export async function* cellsInOrder<T>(
       compute(members)
         .then(
           (outcomes) => slot.resolve(outcomes),
-          (err: unknown) => (err instanceof HttpError ? slot.resolve(members.map(() => failed(err))) : slot.reject(err)),
+          (err: unknown) => {
+            const answer = httpErrorOf(err);
+            if (answer) slot.resolve(members.map(() => failed(answer)));
+            else slot.reject(err);
+          },
         )
         .finally(() => {
           running--;

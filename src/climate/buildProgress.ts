@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { NotReadyError } from '../http/errors.js';
+import { NotReadyError } from '../errors.js';
 import { buildFile } from './files.js';
 
 interface PlannedCellRef {
@@ -87,9 +87,7 @@ export class BuildProgress {
     const waiting = this.cells.filter((c) => !this.cellReady(c.dataset, c.cell_id));
     const position = waiting.findIndex((c) => c.dataset === dataset && c.cell_id === cellId) + 1;
     const wait = this.secondsUntil(waiting.slice(0, position > 0 ? position : waiting.length));
-    throw new NotReadyError('building', `${this.describe()} This map cell's data is not ready yet; it should be in about ${wait} s. Try again then.`, {
-      'Retry-After': String(wait),
-    });
+    throw new NotReadyError('building', `${this.describe()} This map cell's data is not ready yet; it should be in about ${wait} s. Try again then.`, wait);
   }
 
   /**

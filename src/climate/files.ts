@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HttpError } from '../http/errors.js';
+import { UnavailableError } from '../errors.js';
 
 /**
  * Where a (dataset, scenario, cell) lives in a data build: its days (`climate/`, what the build or
@@ -51,6 +51,6 @@ export function summaryFile(dataDir: string, tree: Exclude<CellTree, 'climate'>,
 }
 
 /** The 503 of a data build whose summaries are missing or of an older format (`what` it has or lacks). */
-export function summariesOlderThanService(what: string): HttpError {
-  return new HttpError(503, `The data build ${what}: it is older than the service. Write them with \`make summaries\`, or rebuild with \`make data\`.`);
+export function summariesOlderThanService(what: string): UnavailableError {
+  return new UnavailableError(`The data build ${what}: it is older than the service. Write them with \`make summaries\`, or rebuild with \`make data\`.`);
 }

@@ -1,4 +1,4 @@
-import { HttpError, notFound } from '../http/errors.js';
+import { notFound, NotFoundError } from '../errors.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { cityFeatureJson, pointCellFeature } from '../reference/features.js';
 import { cellsNear } from '../reference/mapCellLookup.js';
@@ -14,13 +14,13 @@ export interface Location {
 
 export function scenarioOr404(catalog: Catalog, name: string | undefined): Scenario {
   const s = catalog.scenarioByName.get(name ?? '');
-  if (!s) throw new HttpError(404, `Scenario ${name} does not exist.`);
+  if (!s) throw new NotFoundError(`Scenario ${name} does not exist.`);
   return s;
 }
 
 export function cityLocation(catalog: Catalog, pk: string | undefined, dataset: Dataset): Location {
   const city = /^\d+$/.test(pk ?? '') ? catalog.cityById.get(Number(pk)) : undefined;
-  if (!city) throw new HttpError(404, `City ${pk} does not exist.`);
+  if (!city) throw new NotFoundError(`City ${pk} does not exist.`);
   const cellId = catalog.cityCells.get(city.id)?.get(dataset.name);
   if (cellId === undefined) throw notFound(`No ${dataset.name} data available for city ${city.id} (${city.name}, ${city.admin}).`);
   return { key: 'city', featureJson: cityFeatureJson(city), cellId };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { RAW_AGGS } from './rawData.js';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DatabaseClosedError, type Database } from './duckdb.js';
-import { HttpError } from '../http/errors.js';
+import { BusyError, UnavailableError } from '../errors.js';
 
 /** What a pool observer hears after each query: time queued, time running, and how it ended. */
 export interface QueryTiming {
@@ -95,7 +95,7 @@ export class QueryPool {
     } catch (err) {
       if (timedOut) {
         outcome = 'timeout';
-        throw new HttpError(503, `The query took longer than the ${this.timeoutMs / 1000} s limit; ask for fewer years or models.`);
+        throw new BusyError(`The query took longer than the ${this.timeoutMs / 1000} s limit; ask for fewer years or models.`);
       }
       if (err instanceof DatabaseClosedError) throw storeClosed();
       throw err;
@@ -118,4 +118,4 @@ export class QueryPool {
   }
 }
 
-const storeClosed = () => new HttpError(503, 'The data store is closed: the server is shutting down.');
+const storeClosed = () => new UnavailableError('The data store is closed: the server is shutting down.');

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
 import { ROOT } from '../config.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
+import { HttpError } from '../http/errors.js';
 
 /**
  * Where the bundled page is: beside this module in dist/ (scripts/build-dist.ts writes it there),

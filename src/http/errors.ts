@@ -1,8 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { BadRequestError, BusyError, NotFoundError, NotReadyError, ServiceError, UnavailableError, type NotReadyReason } from '../errors.js';
 
 /**
- * The one error type of the service. `body` defaults to {"detail": message}; a few endpoints keep
- * the original API's other body shapes (nearest-city `error`, field-error dicts at the token endpoint).
+ * An answer other than 200 decided at the edge, by the routes and middleware: `body` defaults to
+ * {"detail": message}; a few endpoints keep the original API's other body shapes (nearest-city
+ * `error`, field-error dicts at the token endpoint). The code below the edge throws the errors of
+ * src/errors.ts instead, which httpErrorOf turns into one of these.
  */
 export class HttpError extends Error {
   constructor(
@@ -12,26 +15,6 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-  }
-}
-
-/**
- * Why a 503 answers a state the service passes through by design rather than a fault: its data is
- * still being built, or a shutdown is under way. Such answers are logged at their path's usual
- * level, not as errors, and /metrics counts them apart (http_not_ready_responses_total), so that
- * error lines and 5xx alerts mean faults. A query timeout, a closed store or an account store that
- * does not answer stay faults.
- */
-export type NotReadyReason = 'building' | 'shutting_down';
-
-/** The 503 of a state of NotReadyReason; the detail says when to come back (with Retry-After when known). */
-export class NotReadyError extends HttpError {
-  constructor(
-    readonly reason: NotReadyReason,
-    message: string,
-    headers: Record<string, string> = {},
-  ) {
-    super(503, message, { detail: message }, headers);
   }
 }
 
@@ -45,19 +28,38 @@ export function notReadyReason(res: Response): NotReadyReason | undefined {
   return res.statusCode === 503 ? (res.locals.notReady as NotReadyReason | undefined) : undefined;
 }
 
-export const badRequest = (detail: string) => new HttpError(400, detail);
-export const notFound = (detail = 'Not found.') => new HttpError(404, detail);
+/** The HTTP status of each error the layers below the edge throw (src/errors.ts). */
+function statusOf(err: ServiceError): number {
+  if (err instanceof BadRequestError) return 400;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof BusyError || err instanceof UnavailableError) return 503;
+  return 500;
+}
 
-export const unknownPath: RequestHandler = (_req, _res, next) => next(notFound());
+/**
+ * The answer an error stands for: an HttpError as it is, a ServiceError as its status, {"detail":
+ * message} and Retry-After when it says when to come back; undefined for any other error (a fault).
+ */
+export function httpErrorOf(err: HttpError | ServiceError): HttpError;
+export function httpErrorOf(err: unknown): HttpError | undefined;
+export function httpErrorOf(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (!(err instanceof ServiceError)) return undefined;
+  const retryAfter = err instanceof UnavailableError ? err.retryAfterSeconds : undefined;
+  return new HttpError(statusOf(err), err.message, { detail: err.message }, retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) });
+}
+
+export const unknownPath: RequestHandler = (_req, _res, next) => next(new NotFoundError());
 
 export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
   // ETag and Cache-Control describe the data a request gets; an error is not that (and a 429 or
   // 503 must not be reused).
   res.removeHeader('ETag');
   res.removeHeader('Cache-Control');
-  if (err instanceof HttpError) {
+  const answer = httpErrorOf(err);
+  if (answer) {
     if (err instanceof NotReadyError) markNotReady(res, err.reason);
-    res.set(err.headers).status(err.status).json(err.body);
+    res.set(answer.headers).status(answer.status).json(answer.body);
     return;
   }
   // Body-parser failures carry a status (400 malformed JSON, 413 too large).

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 
 /**
  * Output formats of the climate data endpoints. JSON stays the default; CSV and Arrow carry the same

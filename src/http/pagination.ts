@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { HttpError } from './errors.js';
+import { NotFoundError } from '../errors.js';
 
 /** Absolute URL of this request with some query parameters replaced (null removes one). */
 export function linkWith(req: Request, changes: Record<string, string | null>): string {
@@ -25,7 +25,7 @@ export interface PageWindow {
 export function pageWindow(req: Request, count: number, page: number | 'last', pageSize: number): PageWindow {
   const lastPage = Math.max(1, Math.ceil(count / pageSize));
   const p = page === 'last' ? lastPage : page;
-  if (p > lastPage) throw new HttpError(404, 'Invalid page.');
+  if (p > lastPage) throw new NotFoundError('Invalid page.');
   return {
     start: (p - 1) * pageSize,
     end: Math.min(count, p * pageSize),

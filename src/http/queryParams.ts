@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from './errors.js';
+import { BadRequestError } from '../errors.js';
 
 /**
  * Query-string parsing with zod. A schema's message either completes the sentence "<param> ...",
@@ -58,7 +58,7 @@ function describeRange(min: number, max: number): string {
 }
 
 /**
- * A zod transform from a parse function that throws a 400 HttpError: the error's detail becomes
+ * A zod transform from a parse function that throws a BadRequestError: the error's detail becomes
  * the issue's message, so the same sentence reaches the client.
  */
 export function parsedBy<T>(parse: (value: string) => T) {
@@ -66,7 +66,7 @@ export function parsedBy<T>(parse: (value: string) => T) {
     try {
       return parse(value);
     } catch (err) {
-      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      if (!(err instanceof BadRequestError)) throw err;
       ctx.addIssue({ code: 'custom', message: err.message, input: value });
       return z.NEVER;
     }
@@ -118,7 +118,7 @@ function parseWith<S extends z.ZodRawShape>(schema: z.ZodObject<S>, keys: string
   for (const key of keys) {
     let value = source[key];
     if (value === undefined) continue;
-    if (typeof value !== 'string') throw new HttpError(400, `${key} must be given once, as a single value.`);
+    if (typeof value !== 'string') throw new BadRequestError(`${key} must be given once, as a single value.`);
     if (opts.blankIsAbsent) {
       value = value.trim();
       if (value === '') continue;
@@ -128,9 +128,9 @@ function parseWith<S extends z.ZodRawShape>(schema: z.ZodObject<S>, keys: string
   const result = schema.safeParse(picked);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  if (issue.message.endsWith('.')) throw new HttpError(400, issue.message);
+  if (issue.message.endsWith('.')) throw new BadRequestError(issue.message);
   const name = String(issue.path[0] ?? 'query');
   const sent = picked[name];
   const suffix = typeof sent === 'string' ? `, got '${sent}'` : '';
-  throw new HttpError(400, `${name} ${issue.message}${suffix}.`);
+  throw new BadRequestError(`${name} ${issue.message}${suffix}.`);
 }

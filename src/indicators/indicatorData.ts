@@ -2,7 +2,7 @@ import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summariesOlderThanService, summaryFile } from '../climate/files.js';
 import { checkCost, parseModels, scenarioModels, scenarioYears, yearsWithin } from '../climate/params.js';
 import type { QueryPool } from '../db/queryPool.js';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest, NotFoundError, ServiceError } from '../errors.js';
 import { WINDOW_YEARS } from '../reference/warmingLevels.js';
 import type { IndicatorMeta } from './metadata.js';
 import { customSpans, multiYearWindows, parseBaseline, parseIndicatorVariables, parseUnits, type Baseline, type IndicatorFields, type IndicatorVariables, type Span, type TimeAggregation } from './params.js';
@@ -41,7 +41,7 @@ export interface IndicatorPlan {
 
 export function indicatorOr404(name: string | undefined): IndicatorMeta {
   const meta = findIndicator(name ?? '');
-  if (!meta) throw new HttpError(404, `Indicator ${name} does not exist.`);
+  if (!meta) throw new NotFoundError(`Indicator ${name} does not exist.`);
   return meta;
 }
 
@@ -100,7 +100,7 @@ export function planCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: num
   const relativeTo = plan.warming ? undefined : plan.relativeTo;
   const historical = (what: string) => {
     const historicFile = climateFile(catalog.dataDir, dataset.name, 'historical', cellId);
-    if (!historicFile) throw new HttpError(404, `No historical ${dataset.name} data for ${place}, so no ${what}.`);
+    if (!historicFile) throw new NotFoundError(`No historical ${dataset.name} data for ${place}, so no ${what}.`);
     return historicFile;
   };
   // A historic_range fitting window reads the historical run, whatever the request's scenario.
@@ -136,21 +136,21 @@ export function planRequest(plan: IndicatorPlan, cells: CellFiles[]): IndicatorR
 
 /**
  * The plan's rows for each of some map cells, in one statement: none for a cell without data for
- * the scenario or when no year is asked for; the HttpError of a cell whose historical file is
+ * the scenario or when no year is asked for; the ServiceError of a cell whose historical file is
  * missing, so that the other cells still get theirs.
  */
-export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
+export async function indicatorRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(PeriodStats[] | ServiceError)[]> {
   if (plan.warming) return warmingRowsOfCells(catalog, queries, plan, plan.warming, cellIds);
   return planRowsOfCells(catalog, plan, cellIds, () => [], (r) => queryIndicator(queries, r));
 }
 
 /**
  * What `run` answers for each of some map cells from one request of the plan: `empty()` for a cell
- * without data for the scenario or when no year is asked for; the HttpError of a cell whose
+ * without data for the scenario or when no year is asked for; the ServiceError of a cell whose
  * historical file is missing, so that the other cells still get theirs.
  */
-export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, cellIds: number[], empty: () => T, run: (r: IndicatorRequest) => Promise<T[]>): Promise<(T | HttpError)[]> {
-  const out: (T | HttpError)[] = cellIds.map(empty);
+export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, cellIds: number[], empty: () => T, run: (r: IndicatorRequest) => Promise<T[]>): Promise<(T | ServiceError)[]> {
+  const out: (T | ServiceError)[] = cellIds.map(empty);
   if (plan.years.length === 0) return out;
   const asked: { at: number; files: CellFiles }[] = [];
   cellIds.forEach((cellId, at) => {
@@ -158,7 +158,7 @@ export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, 
       const files = planCellFiles(catalog, plan, cellId);
       if (files) asked.push({ at, files });
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof ServiceError)) throw err;
       out[at] = err;
     }
   });
@@ -171,7 +171,7 @@ export async function planRowsOfCells<T>(catalog: Catalog, plan: IndicatorPlan, 
 /** The plan's rows for one map cell (indicatorRowsOfCells). */
 export async function indicatorRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellId: number): Promise<PeriodStats[]> {
   const [rows] = await indicatorRowsOfCells(catalog, queries, plan, [cellId]);
-  if (rows instanceof HttpError) throw rows;
+  if (rows instanceof ServiceError) throw rows;
   return rows!;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { parsedBy, wireType } from '../http/queryParams.js';
 import type { Catalog, Dataset, HistoricRange } from '../reference/catalog.js';
 import { climateQuery, datasetRanges, defaultDatasetRanges, latestRange, scenarioYears, single } from '../climate/params.js';

@@ -1,6 +1,6 @@
 import type { Catalog } from '../reference/catalog.js';
 import type { QueryPool } from '../db/queryPool.js';
-import { HttpError } from '../http/errors.js';
+import { NotFoundError, ServiceError } from '../errors.js';
 import type { AreaAgg } from '../areas/area.js';
 import { combinedModelRows, queryAreaFileRows } from '../areas/areaIndicator.js';
 import { planCellFiles, type IndicatorPlan } from './indicatorData.js';
@@ -36,7 +36,7 @@ function filesRequest(plan: IndicatorPlan, warming: WarmingPlan, files: CellFile
 /** A cell's file of one of the plan's files (a scenario's or the historical one); a missing historical file is the cell's 404. */
 function fileOf(catalog: Catalog, plan: IndicatorPlan, cellId: number, scenario: string, place: string): CellFiles | undefined {
   const files = planCellFiles(catalog, plan, cellId, place, scenario);
-  if (!files && scenario === 'historical') throw new HttpError(404, `No historical ${plan.dataset.name} data for ${place}, so no window years before ${plan.scenario.name} and no baseline.`);
+  if (!files && scenario === 'historical') throw new NotFoundError(`No historical ${plan.dataset.name} data for ${place}, so no window years before ${plan.scenario.name} and no baseline.`);
   return files;
 }
 
@@ -45,10 +45,10 @@ export type RowsByScenario = Map<string, ModelRows>;
 
 /**
  * Per cell, each of its files' per-model rows over the plan's years, in one statement: undefined
- * for a cell without data for the scenarios, the HttpError of a cell missing its historical file.
+ * for a cell without data for the scenarios, the ServiceError of a cell missing its historical file.
  */
-export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(RowsByScenario | undefined | HttpError)[]> {
-  const out: (RowsByScenario | undefined | HttpError)[] = cellIds.map(() => undefined);
+export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(RowsByScenario | undefined | ServiceError)[]> {
+  const out: (RowsByScenario | undefined | ServiceError)[] = cellIds.map(() => undefined);
   const asked: { at: number; scenario: string; files: CellFiles }[] = [];
   cellIds.forEach((cellId, at) => {
     try {
@@ -59,7 +59,7 @@ export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool,
       // Without a file of the scenarios, the cell has no data for them.
       if (own.some((f) => f.scenario !== 'historical')) asked.push(...own);
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof ServiceError)) throw err;
       out[at] = err;
     }
   });
@@ -73,10 +73,10 @@ export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool,
   return out;
 }
 
-/** Per cell, the answer at the plan's levels; a cell without data has none, a cell missing its historical file its HttpError. */
-export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | HttpError)[]> {
+/** Per cell, the answer at the plan's levels; a cell without data has none, a cell missing its historical file its ServiceError. */
+export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | ServiceError)[]> {
   const series = await warmingSeriesOfCells(catalog, queries, plan, warming, cellIds);
-  return series.map((s) => (s === undefined ? [] : s instanceof HttpError ? s : warmingLevelStats(warming, s, { ...plan, baseline: plan.relativeTo })));
+  return series.map((s) => (s === undefined ? [] : s instanceof ServiceError ? s : warmingLevelStats(warming, s, { ...plan, baseline: plan.relativeTo })));
 }
 
 /** Each file's per-model rows over an area: each file's values combined over the area's cells. */

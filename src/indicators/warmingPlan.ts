@@ -1,5 +1,5 @@
 import { checkDatasetScenario, scenarioModels, single } from '../climate/params.js';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest, UnavailableError } from '../errors.js';
 import type { Catalog, Dataset, Scenario, WarmingWindow } from '../reference/catalog.js';
 import { buildYears, futureScenarios, windowInData, warmingStatus, WARMING_LEVELS, WINDOW_YEARS, type WarmingLevel } from '../reference/warmingLevels.js';
 import type { Baseline, TimeAggregation } from './params.js';
@@ -99,7 +99,7 @@ export function warmingPlan(
     throw badRequest(`warming_level needs a scenario that reaches warming levels, one of ${future.join(', ')} for ${dataset.name}; got ${scenario.name}.`);
   }
   if (catalog.warmingWindows.length === 0) {
-    throw new HttpError(503, 'This data build has no warming-level table (it was made before warming levels were served): rebuild it with make data.');
+    throw new UnavailableError('This data build has no warming-level table (it was made before warming levels were served): rebuild it with make data.');
   }
   const scenarios = opts.pooled ? future : [scenario.name];
   const models = opts.pooled ? pooledModels(dataset, opts.modelsParam) : opts.models;

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { badRequest, notFound, NotFoundError } from '../errors.js';
 import { pageWindow } from '../http/pagination.js';
 import { integer, number, queryParser, text } from '../http/queryParams.js';
 import type { Catalog, City } from './catalog.js';
@@ -124,7 +124,7 @@ export function cityRoutes(catalog: Catalog): Router {
   router.get('/api/city/:pk/boundary/', (req, res) => {
     const city = cityOr404(catalog, req.params.pk);
     const boundary = catalog.boundaries.get(city.id);
-    if (!boundary) throw new HttpError(404, `City ${city.id} has no boundary.`);
+    if (!boundary) throw new NotFoundError(`City ${city.id} has no boundary.`);
     res.type('application/json').send(`{"type":"Feature","geometry":${boundary.geometry},"properties":{}}`);
   });
 

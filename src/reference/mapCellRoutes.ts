@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import type { Catalog } from './catalog.js';
 import { pointCellFeature } from './features.js';
 import { cellsNear } from './mapCellLookup.js';

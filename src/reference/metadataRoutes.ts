@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { datasetRanges, defaultDatasetRanges } from '../climate/params.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { queryParser, text } from '../http/queryParams.js';
 import type { Catalog, ClimateModel, Dataset, Scenario } from './catalog.js';
 

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import { encode } from 'geobuf';
 import Pbf from 'pbf';
 import { z } from 'zod';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest, NotFoundError } from '../errors.js';
 import { offsetWindow } from '../http/pagination.js';
 import { integer, queryParser, text } from '../http/queryParams.js';
 import type { Catalog, Region } from './catalog.js';
@@ -108,7 +108,7 @@ export function regionRoutes(catalog: Catalog): Router {
     }
     const region = /^\d+$/.test(pk) ? catalog.regionById.get(Number(pk)) : undefined;
     if (!region) {
-      throw new HttpError(404, /^\d+$/.test(pk) ? `Region ${pk} does not exist.` : `${pk} is not a valid region ID.`);
+      throw new NotFoundError(/^\d+$/.test(pk) ? `Region ${pk} does not exist.` : `${pk} is not a valid region ID.`);
     }
     sendRegion(res, region, format);
   });

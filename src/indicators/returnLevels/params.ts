@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { scenarioYears, single, yearsWithin } from '../../climate/params.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import { parsedBy } from '../../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../../reference/catalog.js';
 import { INDICATORS, type IndicatorMeta } from '../metadata.js';

@@ -1,5 +1,5 @@
 import type { QueryPool } from '../../db/queryPool.js';
-import { HttpError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { Catalog } from '../../reference/catalog.js';
 import { planRowsOfCells, type IndicatorPlan } from '../indicatorData.js';
 import type { ModelRows } from '../periodChanges.js';
@@ -22,10 +22,10 @@ export function warmingPlanReturnLevels(plan: IndicatorPlan, byScenario: RowsByS
 const NO_SERIES: ModelRows = { models: [], ids: [], vals: [] };
 
 /** Per map cell, the plan's return levels from one statement (as indicatorRowsOfCells). */
-export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(ReturnLevelRows | HttpError)[]> {
+export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(ReturnLevelRows | ServiceError)[]> {
   if (plan.warming) {
     const series = await warmingSeriesOfCells(catalog, queries, plan, plan.warming, cellIds);
-    return series.map((s) => (s instanceof HttpError ? s : warmingPlanReturnLevels(plan, s ?? new Map())));
+    return series.map((s) => (s instanceof ServiceError ? s : warmingPlanReturnLevels(plan, s ?? new Map())));
   }
   const request = returnLevelRequest(plan);
   return planRowsOfCells(
@@ -40,6 +40,6 @@ export async function returnLevelRowsOfCells(catalog: Catalog, queries: QueryPoo
 /** The plan's return levels for one map cell. */
 export async function returnLevelRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellId: number): Promise<ReturnLevelRows> {
   const [rows] = await returnLevelRowsOfCells(catalog, queries, plan, [cellId]);
-  if (rows instanceof HttpError) throw rows;
+  if (rows instanceof ServiceError) throw rows;
   return rows!;
 }
