@@ -27,7 +27,7 @@ import { loadConfig, ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { QueryPool } from '../src/db/queryPool.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
-import { climateFile, summaryFile } from '../src/climate/files.js';
+import { climateFile, summaryFile } from '../src/dataBuild/files.js';
 import { queryEnsembleJson } from '../src/climate/rawData.js';
 import { queryIndicator, servedStatement, type IndicatorRequest } from '../src/indicators/query.js';
 import { dataJson } from '../src/indicators/indicatorData.js';

@@ -16,7 +16,7 @@ import { openDuckDB } from '../src/db/duckdb.js';
 import { modelsWith, scenariosOf } from '../src/ingest/build.js';
 import { cellNorms, loadSummaryMacros, writeCellSummaries } from '../src/ingest/summaries.js';
 import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
-import { cellPath } from '../src/climate/files.js';
+import { cellPath } from '../src/dataBuild/files.js';
 import { DATASETS, HISTORIC_RANGES } from '../src/reference/fixtures.js';
 
 const RUNS = Number(process.env.BENCH_BUILD_RUNS ?? 3);

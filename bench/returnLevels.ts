@@ -8,7 +8,7 @@
  * workloads. Run alone: BENCH_ONLY=return make bench.
  */
 import http from 'node:http';
-import { scenarioYears } from '../src/climate/params.js';
+import { scenarioYears } from '../src/reference/datasetContents.js';
 import type { Catalog } from '../src/reference/catalog.js';
 import { citiesPerCell } from './workloads.js';
 

@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { createAuth } from './auth/index.js';
 import { AppObjects } from './http/appObjects.js';
 import { createThrottleStores } from './http/throttleStore.js';
-import { buildFile } from './climate/files.js';
+import { buildFile } from './dataBuild/files.js';
 import { loadConfig, type Config } from './config.js';
 import { GenerationSwitch, openGeneration, type DataGeneration } from './dataGeneration.js';
 import type { Lifecycle } from './http/opsRoutes.js';

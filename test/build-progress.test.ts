@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BuildProgress } from '../src/climate/buildProgress.js';
-import { buildFile } from '../src/climate/files.js';
+import { buildFile } from '../src/dataBuild/files.js';
 import { NotReadyError } from '../src/errors.js';
 
 /** The Retry-After of a build in progress: the pace so far, with a CMIP6 cell costing more than a CMIP5 one. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cellPath } from '../src/climate/files.js';
+import { cellPath } from '../src/dataBuild/files.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
 import { historicRanges, rangesOfDataset } from '../src/ingest/summaries.js';

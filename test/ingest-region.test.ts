@@ -5,7 +5,7 @@ import h5wasm from 'h5wasm/node';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planArchive, writeArchive, type ArchiveRequest } from '../scripts/archiveModel/archive.js';
-import { cellPath } from '../src/climate/files.js';
+import { cellPath } from '../src/dataBuild/files.js';
 import { parseBbox, type Bbox } from '../src/ingest/netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
 import { cellAt, cellCentre, GRIDS, normalizeLon } from '../src/reference/grids.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { buildFile, CELL_TREES } from '../src/climate/files.js';
+import { buildFile, CELL_TREES } from '../src/dataBuild/files.js';
 import { ROOT } from '../src/config.js';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';
 import { buildDataset, type BuildPlan } from '../src/ingest/build.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
-import { cellPath } from '../src/climate/files.js';
+import { cellPath } from '../src/dataBuild/files.js';
 import { forEachSeries, loadSummaryMacros, writeCellSummaries } from '../src/ingest/summaries.js';
 
 /**

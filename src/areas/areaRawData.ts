@@ -1,8 +1,8 @@
 import { DOUBLE, LIST, listValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import type { Variable } from '../climate/params.js';
-import type { DailyColumns, RawAgg } from '../climate/rawData.js';
+import type { RawAgg, Variable } from '../climate/params.js';
+import type { DailyColumns } from '../climate/rawData.js';
 import type { AreaAgg } from './area.js';
 
 export interface AreaRawQuery {

@@ -1,7 +1,8 @@
 import express, { Router, type Request, type Response } from 'express';
-import { climateFile } from '../climate/files.js';
+import { climateFile } from '../dataBuild/files.js';
 import { scenarioOr404 } from '../climate/location.js';
-import { rawDataQuery, datasetRanges } from '../climate/params.js';
+import { rawDataQuery } from '../climate/params.js';
+import { datasetRanges } from '../reference/datasetContents.js';
 import { rawDataPlan } from '../climate/rawDataPlan.js';
 import { dailyDataJson } from '../climate/rawData.js';
 import { dailyDataArrow } from '../climate/rawArrow.js';

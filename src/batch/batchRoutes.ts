@@ -1,6 +1,7 @@
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { scenarioOr404 } from '../climate/location.js';
-import { rawDataQuery, datasetRanges } from '../climate/params.js';
+import { rawDataQuery } from '../climate/params.js';
+import { datasetRanges } from '../reference/datasetContents.js';
 import { rawColumns, rawDataPlan, rawHead, rawYearMembers, type RawDataPlan } from '../climate/rawDataPlan.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName } from '../climate/tableLabels.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { NotReadyError } from '../errors.js';
-import { buildFile } from './files.js';
+import { buildFile } from '../dataBuild/files.js';
 
 interface PlannedCellRef {
   dataset: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../errors.js';
 import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { RAW_AGGS } from './rawData.js';
+import { DEFAULT_DATASET, scenarioModels } from '../reference/datasetContents.js';
 
 /**
  * Query parameters of the raw-data and indicator-data endpoints, as zod schemas: the routes
@@ -12,7 +12,9 @@ import { RAW_AGGS } from './rawData.js';
 
 export const VARIABLES = ['tasmax', 'tasmin', 'pr'] as const;
 export type Variable = (typeof VARIABLES)[number];
-export const DEFAULT_DATASET = 'NEX-GDDP';
+/** How the raw-data endpoints combine the models' daily values. */
+export const RAW_AGGS = ['avg', 'min', 'max'] as const;
+export type RawAgg = (typeof RAW_AGGS)[number];
 
 /** `all`, or inclusive [start, end] year ranges, ORed. */
 export type YearsFilter = 'all' | [number, number][];
@@ -104,11 +106,6 @@ export function checkDatasetScenario(dataset: Dataset, scenario: Scenario) {
   }
 }
 
-/** The dataset's models that have a run of the scenario, in the dataset's order. */
-export function scenarioModels(dataset: Dataset, scenario: Scenario): string[] {
-  return dataset.models.filter((m) => dataset.runs.get(m)?.scenarios.includes(scenario.name) ?? true);
-}
-
 /**
  * Comma-separated model names of the dataset that have the scenario; `all`: every such model.
  * Checks first that the dataset has the scenario at all.
@@ -145,37 +142,6 @@ export function yearsWithin(filter: YearsFilter, available: [number, number]): n
 }
 
 const range = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
-
-type YearsByScenario = Record<string, [number, number]>;
-
-/**
- * The years of the dataset's scenario present in this data build: the manifest's per-dataset
- * years, else (a build from before CMIP6) its per-scenario years for the CMIP5 datasets, else the
- * dataset's full range (historical ends in 2005 for CMIP5 and 2014 for CMIP6).
- */
-export function scenarioYears(catalog: Catalog, dataset: Dataset, scenario: Scenario): [number, number] {
-  const m = catalog.manifest as { dataset_years?: Record<string, YearsByScenario>; years?: YearsByScenario };
-  const built = m.dataset_years?.[dataset.name]?.[scenario.name] ?? (dataset.generation === 'CMIP5' ? m.years?.[scenario.name] : undefined);
-  if (built) return built;
-  const own = dataset.scenarios.find((s) => s.name === scenario.name);
-  return own ? [own.startYear, own.endYear] : [scenario.startYear, scenario.endYear];
-}
-
-/** The historic ranges within the dataset's historical years (1981-2010 only for CMIP6). */
-export const datasetRanges = (catalog: Catalog, dataset: Dataset) => catalog.historicRanges.filter((r) => r.datasets.includes(dataset.name));
-
-/**
- * The ranges of the dataset a request without `dataset` reads (NEX-GDDP): what /api/historic-range/
- * lists without `dataset`, so that a client that knows only CMIP5 and takes the latest of that
- * list asks for a range every CMIP5 request accepts.
- */
-export function defaultDatasetRanges(catalog: Catalog) {
-  const dataset = catalog.datasetByName.get(DEFAULT_DATASET);
-  return dataset ? datasetRanges(catalog, dataset) : catalog.historicRanges;
-}
-
-/** The latest of the ranges: the default historic_range. */
-export const latestRange = <T extends { end_year: number }>(ranges: T[]) => [...ranges].sort((a, b) => b.end_year - a.end_year)[0];
 
 /** A request's size: years x models x cells, bounded so no request can occupy the server for long. */
 export function checkCost(years: number, models: number, maxModelYears: number) {

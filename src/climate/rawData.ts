@@ -1,10 +1,7 @@
 import { listValue, type DuckDBResultReader } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import type { Variable } from './params.js';
-
-export const RAW_AGGS = ['avg', 'min', 'max'] as const;
-export type RawAgg = (typeof RAW_AGGS)[number];
+import type { RawAgg, Variable } from './params.js';
 
 export interface RawDataQuery {
   /**

@@ -1,9 +1,10 @@
 import type { QueryPool } from '../db/queryPool.js';
 import type { Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile, summaryFile } from './files.js';
-import { checkCost, parseModels, rawDataQuery, scenarioModels, scenarioYears, yearsWithin, type Variable } from './params.js';
-import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type DailyColumns, type RawAgg, type RawDataQuery } from './rawData.js';
+import { climateFile, summaryFile } from '../dataBuild/files.js';
+import { checkCost, parseModels, type RawAgg, rawDataQuery, type Variable, yearsWithin } from './params.js';
+import { scenarioModels, scenarioYears } from '../reference/datasetContents.js';
+import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type DailyColumns, type RawDataQuery } from './rawData.js';
 import type { queryFields } from '../http/queryParams.js';
 
 export type RawDataFields = ReturnType<typeof queryFields<ReturnType<typeof rawDataQuery>>>;

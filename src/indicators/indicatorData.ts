@@ -1,6 +1,7 @@
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
-import { climateFile, summariesOlderThanService, summaryFile } from '../climate/files.js';
-import { checkCost, parseModels, scenarioModels, scenarioYears, yearsWithin } from '../climate/params.js';
+import { climateFile, summariesOlderThanService, summaryFile } from '../dataBuild/files.js';
+import { checkCost, parseModels, yearsWithin } from '../climate/params.js';
+import { scenarioModels, scenarioYears } from '../reference/datasetContents.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { badRequest, NotFoundError, ServiceError } from '../errors.js';
 import { WINDOW_YEARS } from '../reference/warmingLevels.js';

@@ -1,4 +1,4 @@
-import { datasetRanges, defaultDatasetRanges } from '../climate/params.js';
+import { datasetRanges, defaultDatasetRanges } from '../reference/datasetContents.js';
 import { Router, type Response } from 'express';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { distanceQuery } from '../reference/pointParams.js';

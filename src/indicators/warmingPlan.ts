@@ -1,4 +1,5 @@
-import { checkDatasetScenario, scenarioModels, single } from '../climate/params.js';
+import { checkDatasetScenario, single } from '../climate/params.js';
+import { scenarioModels } from '../reference/datasetContents.js';
 import { badRequest, UnavailableError } from '../errors.js';
 import type { Catalog, Dataset, Scenario, WarmingWindow } from '../reference/catalog.js';
 import { buildYears, futureScenarios, windowInData, warmingStatus, WARMING_LEVELS, WINDOW_YEARS, type WarmingLevel } from '../reference/warmingLevels.js';

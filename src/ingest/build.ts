@@ -1,4 +1,4 @@
-import { BUILD_FORMAT_VERSION, countCellFiles, type CellFileCounts } from '../climate/buildCheck.js';
+import { BUILD_FORMAT_VERSION, countCellFiles, type CellFileCounts } from '../dataBuild/buildCheck.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +10,7 @@ import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, HISTORIC_RANGES, runOf, SCENARIOS, SYNTHETIC_NOTE, type DatasetFixture } from '../reference/fixtures.js';
 import { GRIDS } from '../reference/grids.js';
 import { BuildError } from './buildError.js';
-import { buildFile, cellPath, CELL_TREES } from '../climate/files.js';
+import { buildFile, cellPath, CELL_TREES } from '../dataBuild/files.js';
 import { cityCellRows, cityRows, mapCellRows, regionRows } from './catalog.js';
 import { bboxOf, Coastline } from './geometry.js';
 import { readBoundaries, readCities, readLand, readRegions, readWarmingLevelTables, SOURCES_DIR, SOURCE_FILES, type SourceBoundary } from './sources.js';
@@ -92,7 +92,7 @@ export interface Manifest {
    * years: the CMIP6 datasets' historical runs to 2014 and their SSPs start in 2015.
    */
   dataset_years: DatasetYears;
-  /** The layout of the build's files (src/climate/buildCheck.ts). */
+  /** The layout of the build's files (src/dataBuild/buildCheck.ts). */
   format_version: number;
   /** How many files each cell tree holds, written with the manifest (the plan has none). */
   files?: CellFileCounts;

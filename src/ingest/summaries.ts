@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBListValue } from '@duckdb/node-api';
 import type { Database } from '../db/duckdb.js';
-import { CELL_PARQUET, cellPath } from '../climate/files.js';
-import { heatColumn } from '../climate/summaryFormat.js';
+import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
+import { heatColumn } from '../dataBuild/summaryFormat.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
 

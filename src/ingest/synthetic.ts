@@ -1,5 +1,5 @@
 import { INTEGER, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { CELL_PARQUET } from '../climate/files.js';
+import { CELL_PARQUET } from '../dataBuild/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, runOf } from '../reference/fixtures.js';
 import { day360ToDayOfYear } from './netcdf/cfTime.js';

@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows } from '../db/duckdb.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import { checkFormatVersion } from '../climate/buildCheck.js';
-import { buildFile } from '../climate/files.js';
-import { staleSummaryDatasets } from '../climate/summaryFormat.js';
+import { checkFormatVersion } from '../dataBuild/buildCheck.js';
+import { buildFile } from '../dataBuild/files.js';
+import { staleSummaryDatasets } from '../dataBuild/summaryFormat.js';
 
 /**
  * The reference data of one data build, read once from the catalog Parquet files.
@@ -13,7 +13,7 @@ import { staleSummaryDatasets } from '../climate/summaryFormat.js';
  * It is immutable for the life of a build and small (a few thousand cities), so the reference
  * endpoints answer from these arrays instead of issuing a DuckDB query per request: a filtered,
  * sorted city page costs about 1.3 ms as a DuckDB query and tens of microseconds here (see the
- * note in README.md, "Architecture"). Every replica loads the same files, so this is not request
+ * note in docs/architecture.md). Every replica loads the same files, so this is not request
  * state: it changes only with the data build.
  */
 export interface City {

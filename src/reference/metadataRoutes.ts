@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { datasetRanges, defaultDatasetRanges } from '../climate/params.js';
+import { datasetRanges, defaultDatasetRanges } from './datasetContents.js';
 import { badRequest, notFound } from '../errors.js';
 import { queryParser, text } from '../http/queryParams.js';
 import type { Catalog, ClimateModel, Dataset, Scenario } from './catalog.js';

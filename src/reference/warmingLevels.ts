@@ -1,4 +1,4 @@
-import { scenarioYears } from '../climate/params.js';
+import { scenarioYears } from './datasetContents.js';
 import type { Catalog, Dataset, WarmingWindow } from './catalog.js';
 
 /**

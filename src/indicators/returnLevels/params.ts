@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { scenarioYears, single, yearsWithin } from '../../climate/params.js';
+import { single, yearsWithin } from '../../climate/params.js';
+import { scenarioYears } from '../../reference/datasetContents.js';
 import { badRequest } from '../../errors.js';
 import { parsedBy } from '../../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../../reference/catalog.js';

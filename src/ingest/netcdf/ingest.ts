@@ -4,7 +4,7 @@ import path from 'node:path';
 import { BOOLEAN, DOUBLE, INTEGER, LIST, listValue } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { Database } from '../../db/duckdb.js';
-import { BUILD_FORMAT_VERSION, countCellFiles } from '../../climate/buildCheck.js';
+import { BUILD_FORMAT_VERSION, countCellFiles } from '../../dataBuild/buildCheck.js';
 import { readRows } from '../../db/duckdb.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { readManifest } from '../../reference/catalog.js';

@@ -5,7 +5,7 @@ import {
   DATE, DuckDBDataChunk, FLOAT, INTEGER, LIST, listValue, USMALLINT, UTINYINT, VARCHAR,
   type DuckDBAppender, type DuckDBConnection,
 } from '@duckdb/node-api';
-import { CELL_PARQUET, cellPath } from '../../climate/files.js';
+import { CELL_PARQUET, cellPath } from '../../dataBuild/files.js';
 import { sqlFile, sqlString } from '../../db/sqlFiles.js';
 import { forEachOnConnections } from '../../db/workers.js';
 import { loadSummaryMacros, writeSummaries, type CellRef, type SummaryRange } from '../summaries.js';
