@@ -15,7 +15,8 @@ import { indicatorArrow } from '../indicators/indicatorArrow.js';
 import { indicatorCsv, scenarioLabel } from '../indicators/indicatorCsv.js';
 import { indicatorQuery } from '../indicators/params.js';
 import { indicatorJson } from '../indicators/registry.js';
-import { dataJson, indicatorHead, indicatorPlan, planCellFiles, planRequest, type IndicatorPlan } from '../indicators/indicatorData.js';
+import { dataJson, indicatorHead } from '../indicators/indicatorData.js';
+import { indicatorPlan, planCellFiles, planRequest, type IndicatorPlan } from '../indicators/indicatorPlan.js';
 import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from '../indicators/returnLevels/answer.js';
 import { modelReturnLevels } from '../indicators/returnLevels/modelLevels.js';
 import { returnLevelRequest, warmingPlanReturnLevels } from '../indicators/returnLevels/rows.js';
@@ -23,7 +24,7 @@ import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { CoverThread } from './coverThread.js';
 import { areaCells, areaOfBody, areaOfQuery, areaQuery, type Area, type AreaAgg } from './area.js';
 import { queryAreaIndicator, queryAreaModelRows } from './areaIndicator.js';
-import { warmingAreaRows, warmingAreaSeries } from '../indicators/warmingData.js';
+import { warmingAreaRows, warmingAreaSeries } from './areaWarming.js';
 import { queryAreaRawData, queryAreaRawDataText } from './areaRawData.js';
 
 export interface AreaDeps extends ClimateDeps {

@@ -8,7 +8,7 @@ import { dateColumn, dictionaryColumn, dictionaryIndices, floatColumn, intColumn
 import { csvLine } from '../http/csv.js';
 import { indicatorCsv, scenarioLabel } from '../indicators/indicatorCsv.js';
 import { warmingHeadJson } from '../indicators/warmingJson.js';
-import type { IndicatorPlan } from '../indicators/indicatorData.js';
+import type { IndicatorPlan } from '../indicators/indicatorPlan.js';
 import type { PeriodStats } from '../indicators/query.js';
 import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows } from '../indicators/returnLevels/answer.js';
 import type { ReturnLevelRows } from '../indicators/returnLevels/modelLevels.js';

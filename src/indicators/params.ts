@@ -6,7 +6,7 @@ import { climateQuery, single } from '../climate/params.js';
 import { datasetRanges, defaultDatasetRanges, latestRange, scenarioYears } from '../reference/datasetContents.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 import { WARMING_LEVELS, type WarmingLevel } from '../reference/warmingLevels.js';
-import { returnLevelQuery } from './returnLevels/params.js';
+import { returnLevelQuery } from './returnLevels/returnPeriods.js';
 
 /**
  * Indicator query parameters, validated into the values the SQL templates read. The zod schemas

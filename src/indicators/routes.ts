@@ -9,7 +9,8 @@ import { formatQuery, negotiateFormat, sendTable, type Format } from '../http/fo
 import { safeFileName, tableLabels } from '../climate/tableLabels.js';
 import { indicatorArrow } from './indicatorArrow.js';
 import { indicatorCsv, scenarioLabel } from './indicatorCsv.js';
-import { dataJson, indicatorHead, indicatorOr404, indicatorPlan, indicatorRows, type IndicatorPlan } from './indicatorData.js';
+import { dataJson, indicatorHead, indicatorRows } from './indicatorData.js';
+import { indicatorOr404, indicatorPlan, type IndicatorPlan } from './indicatorPlan.js';
 import { ReturnLevelArrow, returnLevelCsvHeader, returnLevelCsvRows, returnLevelDataJson, returnLevelHead } from './returnLevels/answer.js';
 import { returnLevelRows } from './returnLevels/rows.js';
 import { indicatorQuery } from './params.js';

@@ -1,9 +1,7 @@
 import type { Catalog } from '../reference/catalog.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { NotFoundError, ServiceError } from '../errors.js';
-import type { AreaAgg } from '../areas/area.js';
-import { combinedModelRows, queryAreaFileRows } from '../areas/areaIndicator.js';
-import { planCellFiles, type IndicatorPlan } from './indicatorData.js';
+import { planCellFiles, type IndicatorPlan } from './indicatorPlan.js';
 import type { ModelRows } from './periodChanges.js';
 import { queryModelRows, type CellFiles, type IndicatorRequest, type PeriodStats } from './query.js';
 import { warmingLevelStats } from './warmingLevelStats.js';
@@ -19,7 +17,7 @@ import type { WarmingPlan } from './warmingPlan.js';
  */
 
 /** The template request for some files: no windows, no baseline (the historical file's years hold it). */
-function filesRequest(plan: IndicatorPlan, warming: WarmingPlan, files: CellFiles[]): IndicatorRequest {
+export function warmingFilesRequest(plan: IndicatorPlan, warming: WarmingPlan, files: CellFiles[]): IndicatorRequest {
   return {
     name: plan.meta.name,
     cells: files,
@@ -34,7 +32,7 @@ function filesRequest(plan: IndicatorPlan, warming: WarmingPlan, files: CellFile
 }
 
 /** A cell's file of one of the plan's files (a scenario's or the historical one); a missing historical file is the cell's 404. */
-function fileOf(catalog: Catalog, plan: IndicatorPlan, cellId: number, scenario: string, place: string): CellFiles | undefined {
+export function warmingCellFiles(catalog: Catalog, plan: IndicatorPlan, cellId: number, scenario: string, place: string): CellFiles | undefined {
   const files = planCellFiles(catalog, plan, cellId, place, scenario);
   if (!files && scenario === 'historical') throw new NotFoundError(`No historical ${plan.dataset.name} data for ${place}, so no window years before ${plan.scenario.name} and no baseline.`);
   return files;
@@ -53,7 +51,7 @@ export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool,
   cellIds.forEach((cellId, at) => {
     try {
       const own = warming.files.flatMap((scenario) => {
-        const files = fileOf(catalog, plan, cellId, scenario, 'this map cell');
+        const files = warmingCellFiles(catalog, plan, cellId, scenario, 'this map cell');
         return files ? [{ at, scenario, files }] : [];
       });
       // Without a file of the scenarios, the cell has no data for them.
@@ -64,7 +62,7 @@ export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool,
     }
   });
   if (asked.length === 0) return out;
-  const rows = await queryModelRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
+  const rows = await queryModelRows(queries, warmingFilesRequest(plan, warming, asked.map((a) => a.files)));
   asked.forEach(({ at, scenario }, k) => {
     let byScenario = out[at];
     if (!(byScenario instanceof Map)) out[at] = byScenario = new Map();
@@ -77,26 +75,4 @@ export async function warmingSeriesOfCells(catalog: Catalog, queries: QueryPool,
 export async function warmingRowsOfCells(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cellIds: number[]): Promise<(PeriodStats[] | ServiceError)[]> {
   const series = await warmingSeriesOfCells(catalog, queries, plan, warming, cellIds);
   return series.map((s) => (s === undefined ? [] : s instanceof ServiceError ? s : warmingLevelStats(warming, s, { ...plan, baseline: plan.relativeTo })));
-}
-
-/** Each file's per-model rows over an area: each file's values combined over the area's cells. */
-export async function warmingAreaSeries(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<RowsByScenario> {
-  const asked = warming.files.flatMap((scenario) =>
-    cells.flatMap((c) => {
-      const files = fileOf(catalog, plan, c.cellId, scenario, `map cell ${c.cellId} of this area`);
-      return files ? [{ scenario, files, weight: c.weight }] : [];
-    }),
-  );
-  const rows = await queryAreaFileRows(queries, filesRequest(plan, warming, asked.map((a) => a.files)));
-  const byScenario: RowsByScenario = new Map();
-  for (const scenario of warming.files) {
-    const own = asked.map((a, k) => ({ ...a, rows: rows[k]! })).filter((a) => a.scenario === scenario);
-    if (own.length > 0) byScenario.set(scenario, combinedModelRows(own.map((a) => a.rows), own.map((a) => a.weight), areaAgg));
-  }
-  return byScenario;
-}
-
-/** The answer at the plan's levels over an area: each file's per-model values combined over the area's cells first. */
-export async function warmingAreaRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, warming: WarmingPlan, cells: { cellId: number; weight: number }[], areaAgg: AreaAgg): Promise<PeriodStats[]> {
-  return warmingLevelStats(warming, await warmingAreaSeries(catalog, queries, plan, warming, cells, areaAgg), { ...plan, baseline: plan.relativeTo });
 }

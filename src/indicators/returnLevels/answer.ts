@@ -4,10 +4,12 @@ import { WINDOW_YEARS } from '../../reference/warmingLevels.js';
 import { scenarioLabel } from '../indicatorCsv.js';
 import { warmingHeadJson } from '../warmingJson.js';
 import type { TableLabels } from '../../climate/tableLabels.js';
-import { dataJson, indicatorHead, type IndicatorPlan } from '../indicatorData.js';
+import { dataJson, indicatorHead } from '../indicatorData.js';
+import { type IndicatorPlan } from '../indicatorPlan.js';
 import type { GevFit } from './gev.js';
 import type { FitMember, FitNotes, ReturnLevelRows } from './modelLevels.js';
-import { FIT_METHOD, RETURN_PERIOD_CAP, type ReturnLevelPlan } from './params.js';
+import { type ReturnLevelPlan } from './params.js';
+import { FIT_METHOD, RETURN_PERIOD_CAP } from './returnPeriods.js';
 
 /**
  * A return-level answer in each format. JSON: the indicator answer's members, `return_levels`

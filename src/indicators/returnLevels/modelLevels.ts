@@ -2,7 +2,8 @@ import { sortedValues, statistic } from '../acrossModels.js';
 import type { ModelRows } from '../periodChanges.js';
 import type { PeriodStats } from '../query.js';
 import { fitGev, returnLevel, returnPeriodOf, type GevFit } from './gev.js';
-import { MIN_FIT_YEARS, RETURN_PERIOD_CAP, type ReturnLevelPlan } from './params.js';
+import { type ReturnLevelPlan } from './params.js';
+import { MIN_FIT_YEARS, RETURN_PERIOD_CAP } from './returnPeriods.js';
 
 /**
  * Who a fit belongs to: a model, and at warming levels its scenario too (pooled, a model is a

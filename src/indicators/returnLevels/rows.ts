@@ -1,7 +1,8 @@
 import type { QueryPool } from '../../db/queryPool.js';
 import { ServiceError } from '../../errors.js';
 import type { Catalog } from '../../reference/catalog.js';
-import { planRowsOfCells, type IndicatorPlan } from '../indicatorData.js';
+import { planRowsOfCells } from '../indicatorData.js';
+import { type IndicatorPlan } from '../indicatorPlan.js';
 import type { ModelRows } from '../periodChanges.js';
 import { warmingSeriesOfCells, type RowsByScenario } from '../warmingData.js';
 import { warmingReturnLevels } from './atWarmingLevels.js';
