@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ROOT } from '../src/config.js';
 import { openDuckDB } from '../src/db/duckdb.js';
-import { modelsWith, scenariosOf } from '../src/ingest/build.js';
+import { modelsWith, scenariosOf } from '../src/ingest/buildOptions.js';
 import { cellNorms, loadSummaryMacros, writeCellSummaries } from '../src/ingest/summaries.js';
 import { cellClimate, writeSyntheticCell } from '../src/ingest/synthetic.js';
 import { cellPath } from '../src/dataBuild/files.js';

@@ -11,7 +11,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
-import { AREA_CITIES, BuildError, buildDataset, CMIP6_AREA_CITIES, CMIP6_CITIES } from '../src/ingest/build.js';
+import { buildDataset } from '../src/ingest/build.js';
+import { BuildError } from '../src/ingest/buildError.js';
+import { AREA_CITIES, CMIP6_AREA_CITIES, CMIP6_CITIES } from '../src/ingest/buildOptions.js';
 import { buildFailureHints } from '../src/ingest/buildFailure.js';
 
 const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);

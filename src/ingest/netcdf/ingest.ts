@@ -22,7 +22,7 @@ import { Reducer, type InvertedDays } from './reduce.js';
 import { StagedFile, type SourceKey } from './stagedFile.js';
 import { StagingDir } from './stagingDir.js';
 import { historicRanges } from '../summaries.js';
-import { isAlive } from '../build.js';
+import { isAlive } from '../buildFolder.js';
 
 export { IngestError };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isAlive } from '../build.js';
+import { isAlive } from '../buildFolder.js';
 import { IngestError } from './ingestError.js';
 import type { SourceKey } from './stagedFile.js';
 
