@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import type { Catalog } from '../src/reference/catalog.js';
-import { startPostgres } from '../test/support/postgres.js';
-import { startRedis } from '../test/support/redis.js';
+import { startPostgres } from '../scripts/localServers/postgres.js';
+import { startRedis } from '../scripts/localServers/redis.js';
 import type { BenchHarness, LoadResult } from './ops.js';
 import { climateWorkloads, referenceWorkloads, type Workload } from './workloads.js';
 

@@ -1,13 +1,13 @@
 /**
  * Writes small sample NetCDF files in the NEX-GDDP, LOCA, NEX-GDDP-CMIP6 and LOCA2 layouts
- * (test/fixtures/netcdf/fixtureSets.ts) into a folder, one subfolder per layout, to try `make ingest` with:
+ * (scripts/archiveModel/fixtureSets.ts) into a folder, one subfolder per layout, to try `make ingest` with:
  *   node_modules/.bin/tsx scripts/build-netcdf-fixtures.ts .tmp/netcdf-samples
  *   make ingest DATASET=NEX-GDDP SRC=.tmp/netcdf-samples/nex
  *   make ingest DATASET=NEX-GDDP-CMIP6 SRC=.tmp/netcdf-samples/nex6
  *   make ingest DATASET=LOCA2 SRC=.tmp/netcdf-samples/loca2
  */
 import path from 'node:path';
-import { writeSampleFixtures } from '../test/fixtures/netcdf/fixtureSets.js';
+import { writeSampleFixtures } from './archiveModel/fixtureSets.js';
 
 const dir = path.resolve(process.argv[2] ?? '.tmp/netcdf-samples');
 const files = await writeSampleFixtures(dir);

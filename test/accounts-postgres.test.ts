@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAccountStore } from '../src/auth/postgresAccountStore.js';
 import { loadConfig, ROOT } from '../src/config.js';
-import { startPostgres, type PostgresServer } from './support/postgres.js';
+import { startPostgres, type PostgresServer } from '../scripts/localServers/postgres.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**

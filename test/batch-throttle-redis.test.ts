@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from './support/redis.js';
+import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /** The batch charge (N requests' worth, all or nothing) with the counters in Redis, over two replicas. */

@@ -6,7 +6,7 @@ import { cellPath } from '../src/dataBuild/files.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
 import { historicRanges, rangesOfDataset } from '../src/ingest/summaries.js';
-import { LOCA2_PR_REVISION_SHIFT, NEX6_V11_SHIFT, SAMPLE_FIXTURES, writeSampleFixtures } from './fixtures/netcdf/fixtureSets.js';
+import { LOCA2_PR_REVISION_SHIFT, NEX6_V11_SHIFT, SAMPLE_FIXTURES, writeSampleFixtures } from '../scripts/archiveModel/fixtureSets.js';
 import { fixtureExpected, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { TEST_BUILD } from './global-setup.js';
 import { heatRangesOf, testApp, type TestApp } from './helpers.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../src/config.js';
-import { POINT, SEA_CELL, writeSampleFixtures } from './fixtures/netcdf/fixtureSets.js';
+import { POINT, SEA_CELL, writeSampleFixtures } from '../scripts/archiveModel/fixtureSets.js';
 import { fixtureValue, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { ingestNetcdf, IngestError, parsePoints } from '../src/ingest/netcdf/ingest.js';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';

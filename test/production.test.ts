@@ -51,9 +51,10 @@ describe('production build', () => {
     expect(fs.existsSync(path.join(dist, 'explorer', 'assets', 'index.html'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(dist, 'build-info.json'), 'utf8')).code_id).toMatch(/^[\w-]{20,}$/);
     // What ships: no test or bench helper (the NetCDF writers of the fixtures and of the archive's
-    // scale model live under test/fixtures/ and scripts/archiveModel/).
+    // scale model, the sample fixture sets and the local PostgreSQL/Redis servers live under
+    // scripts/, which test/ and bench/ share).
     const shipped = fs.readdirSync(dist, { recursive: true }) as string[];
-    expect(shipped.filter((f) => /netcdf[34]Writer|fixtureFiles|fixtureSets|landMask|archiveModel|netcdf[/\\]fixtures/.test(f))).toEqual([]);
+    expect(shipped.filter((f) => /netcdf[34]Writer|fixtureFiles|fixtureSets|landMask|archiveModel|netcdf[/\\]fixtures|localServers/.test(f))).toEqual([]);
   }, 60_000);
 
   it('imports nothing but Node built-ins, production dependencies and its own modules', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
-import { freePort, until } from './support/ports.js';
+import { freePort, until } from '../scripts/localServers/ports.js';
 
 /**
  * New data without downtime: DATA_DIR is a symlink; after repointing it, SIGHUP makes a running

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT } from '../src/config.js';
-import { startPostgres, type PostgresServer } from './support/postgres.js';
-import { freePort, until } from './support/ports.js';
-import { startRedis, type RedisServer } from './support/redis.js';
+import { startPostgres, type PostgresServer } from '../scripts/localServers/postgres.js';
+import { freePort, until } from '../scripts/localServers/ports.js';
+import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 
 /**
  * Two replicas (separate server processes) on one data build, one PostgreSQL and one Redis, as

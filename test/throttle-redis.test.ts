@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createThrottleStores } from '../src/http/throttleStore.js';
 import { createLogger } from '../src/logger.js';
-import { startRedis, type RedisServer } from './support/redis.js';
+import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
