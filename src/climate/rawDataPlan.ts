@@ -10,7 +10,7 @@ import type { queryFields } from '../http/queryParams.js';
 export type RawDataFields = ReturnType<typeof queryFields<ReturnType<typeof rawDataQuery>>>;
 
 /**
- * A raw-data request split in two, like an indicator's (src/indicators/indicatorData.ts): the plan
+ * A raw-data request split in two, like an indicator's (src/indicators/indicatorPlan.ts): the plan
  * (parameters checked once) and what one map cell contributes.
  */
 export interface RawDataPlan {
