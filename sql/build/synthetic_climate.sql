@@ -22,6 +22,10 @@
 --   $steppe DOUBLE   semi-arid interior West and High Plains
 --   $highland DOUBLE Rocky Mountains and Colorado Plateau (elevation cooling)
 --   $subtropic DOUBLE humid subtropical Gulf and Florida coast
+-- The model type (model_enum in braces below) is an ENUM of $models, written into the text by the
+-- caller (a type cannot be a parameter). The rows carry each model's name as that ENUM, a byte, and
+-- the Parquet writer takes its dictionary as it is: the names as VARCHAR cost a third of writing
+-- the file, encoded again on every row. The file's column is the same UTF-8 string column either way.
 WITH
 -- The cell's climate: one row of constants.
 c AS (
@@ -64,7 +68,7 @@ span AS (
 -- of them. Knot values: the sum of two uniforms from 32-bit halves, bell-shaped, in [-1, 1]; the
 -- regime's a uniform in [0, 1).
 m AS (
-  SELECT model, k, bias, sens, noleap, day360, c.dtr, c.wet_mm,
+  SELECT model::{{model_enum}} AS model, k, bias, sens, noleap, day360, c.dtr, c.wet_mm,
          list_transform(range(t0 // 3, t1 // 3 + 2), j -> ((hash(k, 1, j) & 4294967295) + (hash(k, 1, j) >> 32)) / 4294967296.0 - 1.0) AS fast,
          list_transform(range(t0 // 11, t1 // 11 + 2), j -> ((hash(k, 2, j) & 4294967295) + (hash(k, 2, j) >> 32)) / 4294967296.0 - 1.0) AS slow,
          list_transform(range(t0 // 5, t1 // 5 + 2), j -> (hash(k, 3, j) & 4294967295) / 4294967296.0) AS wet_regime
@@ -77,7 +81,7 @@ m AS (
            list_contains($day360::VARCHAR[], model) AS day360
     FROM unnest($models::VARCHAR[]) AS t(model)
   ), span, c
-  ORDER BY model
+  ORDER BY model::VARCHAR
 ),
 -- One row per calendar day: everything that does not depend on the model, with the cell's
 -- constants folded in where the model's terms come after them (the same sums in the same order,

@@ -122,6 +122,14 @@ export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
 }
 
 /**
+ * sql/build/synthetic_climate.sql with its model ENUM spelled out: the models' names (of the
+ * dataset's fixtures, quoted) as the type's values.
+ */
+export function syntheticSql(models: string[]): string {
+  return sqlFile('build/synthetic_climate.sql').replaceAll('{{model_enum}}', `ENUM(${models.map(sqlString).join(', ')})`);
+}
+
+/**
  * Generates and writes one (dataset, scenario, cell) Parquet file, sorted by model then date as the
  * generator produces them. Returns the number of rows written.
  */
@@ -129,6 +137,6 @@ export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticC
   // COPY takes no parameter for its target; the path is the build's own, not user input.
   // The list types spelled out: an empty list (no model on a 365-day calendar) has no item type of its own.
   const types = { models: LIST(VARCHAR), noleap: LIST(VARCHAR), day360: LIST(VARCHAR), skip365: LIST(INTEGER), skip366: LIST(INTEGER) };
-  const result = await conn.run(`COPY (${sqlFile('build/synthetic_climate.sql')}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job), types);
+  const result = await conn.run(`COPY (${syntheticSql(job.models)}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job), types);
   return Number(result.rowsChanged);
 }
