@@ -10,7 +10,7 @@
  *   at a point, the map cells within 10 km, one model-year of raw data at a point, and the
  *   frost days of a 0.3 degree box (an area, clipped to the cells);
  * - reload: seconds from SIGHUP (serving the small base build) until the large build is served,
- *   which checks every cell file (src/climate/buildCheck.ts), and the server's peak RSS.
+ *   which checks every cell file (src/dataBuild/buildCheck.ts), and the server's peak RSS.
  * BENCH_CATALOG_SIZES=2000,20000,200000 picks the sizes. Prints a table and writes JSON to bench/results/.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';

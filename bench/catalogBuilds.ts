@@ -5,7 +5,7 @@
  * grid (1/16 degree) and 1/16 on the NEX-GDDP-CMIP6 grid (0.25 degree), as CONUS would have them
  * (about 170,000 and 11,000).
  *
- * What is faked (test/support/regionCells.ts), and why it does not change what is measured:
+ * What is faked (scripts/largeCatalog/regionBuild.ts), and why it does not change what is measured:
  * - The added cells' files are hard links to one real cell's files (its ssp245 days and the three
  *   summaries), not files of their own. Start-up never opens a cell file; a lookup reads the files
  *   of one cell whichever it is (the same bytes, the same Parquet layout, one file per cell as a
@@ -22,7 +22,7 @@ import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { GRIDS, type Grid } from '../src/reference/grids.js';
-import { writeRegionBuild, type CellBox } from '../test/support/regionCells.js';
+import { writeRegionBuild, type CellBox } from '../scripts/largeCatalog/regionBuild.js';
 
 /** Where the builds are kept (BENCH_CATALOG_DIR: worktrees may share them). */
 export const WORK = path.resolve(process.env.BENCH_CATALOG_DIR ?? path.join(ROOT, '.tmp', 'bench-catalog'));
@@ -64,7 +64,7 @@ export function boxExtent(box: CellBox): [number, number, number, number] {
 }
 
 function sourceHash(): string {
-  return createHash('sha1').update(fs.readFileSync(new URL(import.meta.url))).update(fs.readFileSync(new URL('../test/support/regionCells.ts', import.meta.url))).update(JSON.stringify(BASE_OPTIONS)).digest('hex').slice(0, 12);
+  return createHash('sha1').update(fs.readFileSync(new URL(import.meta.url))).update(fs.readFileSync(new URL('../scripts/largeCatalog/regionBuild.ts', import.meta.url))).update(JSON.stringify(BASE_OPTIONS)).digest('hex').slice(0, 12);
 }
 
 async function baseBuild(log: (line: string) => void): Promise<string> {

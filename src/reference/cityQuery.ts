@@ -125,7 +125,7 @@ function unitVector(lat: number, lon: number): [number, number, number] {
   return [Math.cos(φ) * Math.cos(λ), Math.cos(φ) * Math.sin(λ), Math.sin(φ)];
 }
 
-const EARTH_RADIUS_M = 6_371_008.8;
+export const EARTH_RADIUS_M = 6_371_008.8;
 
 /** Great-circle distance in metres (haversine on the mean-radius sphere). */
 export function distanceMeters(lat1: number, lon1: number, lat2: number, lon2: number): number {

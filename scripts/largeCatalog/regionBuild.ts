@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { INTEGER, LIST, listValue } from '@duckdb/node-api';
-import { CELL_TREES } from '../../src/climate/files.js';
+import { CELL_TREES } from '../../src/dataBuild/files.js';
 import { openDuckDB } from '../../src/db/duckdb.js';
 import { GRIDS } from '../../src/reference/grids.js';
 
