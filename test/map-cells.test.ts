@@ -7,7 +7,7 @@ import { checkCellFiles } from '../src/dataBuild/buildCheck.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { distanceMeters } from '../src/reference/cityQuery.js';
 import { cellAt, cellCentre, GRIDS, normalizeLon } from '../src/reference/grids.js';
-import { MapCells, type MapCell } from '../src/reference/mapCells.js';
+import { COASTAL, MapCells, OCEAN, type MapCell } from '../src/reference/mapCells.js';
 import { testApp, type TestApp } from './helpers.js';
 import { boxCell, writeRegionBuild, type CellBox } from '../scripts/largeCatalog/regionBuild.js';
 
@@ -83,15 +83,14 @@ describe('map cells: lookups through the grid index on a large catalog', () => {
   // The catalog's order: by dataset, then cell id.
   cells.sort((a, b) => (a.dataset < b.dataset ? -1 : a.dataset > b.dataset ? 1 : a.cellId - b.cellId));
   const scan = scanned(cells);
-  const shuffled = [...cells].sort(() => r() - 0.5);
-  const index = MapCells.fromColumns({
-    dataset: shuffled.map((c) => c.dataset),
-    cellId: shuffled.map((c) => c.cellId),
-    lat: shuffled.map((c) => c.lat),
-    lon: shuffled.map((c) => c.lon),
-    ocean: shuffled.map((c) => c.ocean),
-    coastal: shuffled.map((c) => c.coastal),
+  const arrays = (name: string, list: MapCell[]) => ({
+    name,
+    ids: Int32Array.from(list, (c) => c.cellId),
+    lats: Float64Array.from(list, (c) => c.lat),
+    lons: Float64Array.from(list, (c) => c.lon),
+    flags: Uint8Array.from(list, (c) => (c.ocean ? OCEAN : 0) | (c.coastal ? COASTAL : 0)),
   });
+  const index = MapCells.of([...scan.byDataset].map(([name, list]) => arrays(name, list)));
 
   // Points: anywhere, over the LOCA2 block, near the date line, near the poles, on cell corners.
   const points: [number, number][] = [];
@@ -108,6 +107,13 @@ describe('map cells: lookups through the grid index on a large catalog', () => {
     expect(index.get('LOCA2', 200 * loca2.cols + 299)).toBeUndefined();
     expect(index.get('LOCA', 1)).toBeUndefined();
     expect(index.ids('LOCA2')).toEqual(Int32Array.from(cells.filter((c) => c.dataset === 'LOCA2').map((c) => c.cellId)));
+  });
+
+  it('refuses cells out of id order, twice, or of a dataset without a grid', () => {
+    const loca = scan.byDataset.get('LOCA2')!.slice(0, 10);
+    expect(() => MapCells.of([arrays('LOCA2', [loca[1]!, loca[0]!, ...loca.slice(2)])])).toThrow(/LOCA2 map cells are not in increasing id order/);
+    expect(() => MapCells.of([arrays('LOCA2', [loca[0]!, ...loca])])).toThrow(/not in increasing id order/);
+    expect(() => MapCells.of([arrays('CORDEX', loca)])).toThrow(/dataset CORDEX, which has no grid/);
   });
 
   it('answers the containing cells and the cells within a distance as a scan of every cell does', () => {

@@ -16,18 +16,17 @@ export interface CellMatch {
   distance: number;
 }
 
-/** The columns of the catalog's cells with data (sql/catalog/map_cells.sql), one entry per cell. */
-export interface MapCellColumns {
-  dataset: string[];
-  cellId: number[];
-  lat: number[];
-  lon: number[];
-  ocean: boolean[];
-  coastal: boolean[];
+/** One dataset's cells with data: ids ascending, and per cell its centre and flags (OCEAN | COASTAL). */
+export interface DatasetCellArrays {
+  name: string;
+  ids: Int32Array;
+  lats: Float64Array;
+  lons: Float64Array;
+  flags: Uint8Array;
 }
 
-const OCEAN = 1;
-const COASTAL = 2;
+export const OCEAN = 1;
+export const COASTAL = 2;
 const DEG = Math.PI / 180;
 
 /**
@@ -101,23 +100,15 @@ function searchWindow(grid: Grid, lat: number, lon: number, distance: number): {
 export class MapCells {
   private constructor(private readonly datasets: Map<string, DatasetCells>) {}
 
-  /** From the columns of the cells with data; a dataset without a grid in GRIDS is refused. */
-  static fromColumns(c: MapCellColumns): MapCells {
-    const positions = new Map<string, number[]>();
-    for (let i = 0; i < c.dataset.length; i++) {
-      let list = positions.get(c.dataset[i]!);
-      if (!list) positions.set(c.dataset[i]!, (list = []));
-      list.push(i);
-    }
+  /** From each dataset's arrays; a dataset without a grid, or ids not strictly ascending, are refused. */
+  static of(arrays: DatasetCellArrays[]): MapCells {
     const datasets = new Map<string, DatasetCells>();
-    for (const [name, list] of [...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const { name, ids, lats, lons, flags } of [...arrays].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const grid = GRIDS[name];
       if (!grid) throw new Error(`The catalog's map cells name dataset ${name}, which has no grid.`);
-      list.sort((a, b) => c.cellId[a]! - c.cellId[b]!);
-      const ids = Int32Array.from(list, (i) => c.cellId[i]!);
-      for (let k = 1; k < ids.length; k++) if (ids[k] === ids[k - 1]) throw new Error(`The catalog lists ${name} map cell ${ids[k]} twice.`);
-      const flags = Uint8Array.from(list, (i) => (c.ocean[i] ? OCEAN : 0) | (c.coastal[i] ? COASTAL : 0));
-      datasets.set(name, new DatasetCells(name, grid, ids, Float64Array.from(list, (i) => c.lat[i]!), Float64Array.from(list, (i) => c.lon[i]!), flags));
+      for (let k = 1; k < ids.length; k++) if (ids[k]! <= ids[k - 1]!) throw new Error(`The catalog's ${name} map cells are not in increasing id order at cell ${ids[k]}.`);
+      if (lats.length !== ids.length || lons.length !== ids.length || flags.length !== ids.length) throw new Error(`The catalog's ${name} map cells have columns of different lengths.`);
+      datasets.set(name, new DatasetCells(name, grid, ids, lats, lons, flags));
     }
     return new MapCells(datasets);
   }
