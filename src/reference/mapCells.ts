@@ -1,4 +1,4 @@
-import { distanceMeters, EARTH_RADIUS_M } from './cityQuery.js';
+import { distanceMeters, EARTH_RADIUS_M } from './sphere.js';
 import { cellAt, eachInBlock, GRIDS, lowerBound, normalizeLon, type Grid } from './grids.js';
 
 /** A map cell with data: a dataset's grid cell, its centre and its proximity to the sea. */
