@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer archive-model
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench-budget - where one indicator and one raw request spend their time"
 	@echo "make bench-explorer - the explorer page's weight and time from sign-in to first chart (Chromium)"
 	@echo "make bench-first-run - time a new user's make run from a fresh clone (BENCH_FIRST_RUNS=3)"
+	@echo "make bench-catalog - start-up, RSS, lat/lon lookups and reload with 2,000 to 200,000 map cells with data (BENCH_CATALOG_SIZES)"
 	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
@@ -116,3 +117,8 @@ bench-budget: setup
 # The explorer page (docs/explorer.md): compressed JS+CSS and sign-in to first chart in Chromium.
 bench-explorer: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/explorer.ts
+
+# The serving side as the catalog grows (README, Benchmarks): builds with 2,000, 20,000 and 200,000
+# map cells with data (kept in .tmp/bench-catalog), the compiled server started on each.
+bench-catalog: $(STAMP) $(DIST)
+	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" $(TSX) bench/catalog.ts

@@ -8,7 +8,6 @@
  */
 import http from 'node:http';
 import type { Catalog } from '../src/reference/catalog.js';
-import { cellKey } from '../src/reference/catalog.js';
 
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 
@@ -41,7 +40,7 @@ function batchCities(catalog: Catalog, count: number): number[] {
     .sort((a, b) => b.population - a.population)
     .filter((c) => {
       const cell = catalog.cityCells.get(c.id)?.get('NEX-GDDP');
-      return cell !== undefined && catalog.cells.get(cellKey('NEX-GDDP', cell))?.hasData;
+      return cell !== undefined && catalog.mapCells.has('NEX-GDDP', cell);
     })
     .slice(0, count)
     .map((c) => c.id);

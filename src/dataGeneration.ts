@@ -56,7 +56,7 @@ export async function openGeneration(
       conn.closeSync();
     }
     const progress = new BuildProgress(dir);
-    if (requireComplete) await checkCellFiles(dir, catalog.manifest, catalog.cellsWithData);
+    if (requireComplete) await checkCellFiles(dir, catalog.manifest, catalog.mapCells);
     queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
     if (progress.complete()) await probe(catalog, queries);
     const parts = { dir, catalog, progress, queries, db };

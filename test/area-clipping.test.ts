@@ -42,7 +42,7 @@ describe('clipping areas', () => {
   it('gives up an area that takes longer than its limit with a 400, and clips the next one on a new thread', async () => {
     const thread = new CoverThread(100);
     const nex = GRIDS['NEX-GDDP']!;
-    const wanted = new Set(t.catalog.cellsWithData.filter((c) => c.dataset === 'NEX-GDDP').map((c) => c.cellId));
+    const wanted = t.catalog.mapCells.ids('NEX-GDDP');
     try {
       const err = await thread.cover(nex, catalogPolygons(largestRegion().geometry), wanted).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BadRequestError);

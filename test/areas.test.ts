@@ -135,7 +135,7 @@ describe('indicators over an area', () => {
     const half = NEX.size / 2;
     const overlap = (c: { lat: number; lon: number }) =>
       rectArea(Math.max(x0, c.lon - half), Math.max(y0, c.lat - half), Math.min(x1, c.lon + half), Math.min(y1, c.lat + half));
-    const withData = t.catalog.cellsWithData.filter((c) => c.dataset === 'NEX-GDDP' && c.lon + half > x0 && c.lon - half < x1 && c.lat + half > y0 && c.lat - half < y1);
+    const withData = [...t.catalog.mapCells.all()].filter((c) => c.dataset === 'NEX-GDDP' && c.lon + half > x0 && c.lon - half < x1 && c.lat + half > y0 && c.lat - half < y1);
     expect(withData.length).toBeGreaterThan(3);
     expect(withData.length).toBeLessThan(rows * cols);
     const total = withData.reduce((s, c) => s + overlap(c), 0);
@@ -148,7 +148,7 @@ describe('indicators over an area', () => {
   });
 
   it('answers a POSTed polygon, and a polygon inside one cell exactly as that cell', async () => {
-    const cell = t.catalog.cellsWithData.find((c) => c.dataset === 'NEX-GDDP')!;
+    const cell = [...t.catalog.mapCells.all()].find((c) => c.dataset === 'NEX-GDDP')!;
     const triangle = { type: 'Polygon', coordinates: [[[cell.lon - 0.05, cell.lat - 0.05], [cell.lon + 0.05, cell.lat - 0.05], [cell.lon, cell.lat + 0.05], [cell.lon - 0.05, cell.lat - 0.05]]] };
     const res = await post('/api/climate-data/area/RCP85/indicator/frost_days/?agg=min,max,avg', triangle).expect(200);
     expect(res.body.area.geometry).toEqual(triangle);
@@ -184,7 +184,7 @@ describe('indicators over an area', () => {
 
   it('leaves out what a hole leaves out', async () => {
     // The 3 x 3 cells around New York City's own cell, less a hole that is exactly that cell.
-    const cell = t.catalog.cells.get('NEX-GDDP:' + t.catalog.cityCells.get(NYC)!.get('NEX-GDDP')!)!;
+    const cell = t.catalog.mapCells.get('NEX-GDDP', t.catalog.cityCells.get(NYC)!.get('NEX-GDDP')!)!;
     const h = NEX.size / 2;
     const outer = [[cell.lon - 3 * h, cell.lat - 3 * h], [cell.lon + 3 * h, cell.lat - 3 * h], [cell.lon + 3 * h, cell.lat + 3 * h], [cell.lon - 3 * h, cell.lat + 3 * h], [cell.lon - 3 * h, cell.lat - 3 * h]];
     const hole = [[cell.lon - h, cell.lat - h], [cell.lon - h, cell.lat + h], [cell.lon + h, cell.lat + h], [cell.lon + h, cell.lat - h], [cell.lon - h, cell.lat - h]];

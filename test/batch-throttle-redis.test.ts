@@ -42,7 +42,7 @@ function citiesOnDistinctCells(t: TestApp): number[] {
   const byCell = new Map<number, number>();
   for (const [id, cells] of t.catalog.cityCells) {
     const cell = cells.get('NEX-GDDP');
-    if (cell !== undefined && t.catalog.cells.get(`NEX-GDDP:${cell}`)?.hasData && !byCell.has(cell)) byCell.set(cell, id);
+    if (cell !== undefined && t.catalog.mapCells.has('NEX-GDDP', cell) && !byCell.has(cell)) byCell.set(cell, id);
   }
   return [...byCell.values()];
 }

@@ -10,7 +10,6 @@ import { createApp } from '../src/app.js';
 import { openBodyStream } from '../src/batch/bodyStream.js';
 import { BuildProgress } from '../src/climate/buildProgress.js';
 import { NotReadyError } from '../src/errors.js';
-import { cellKey } from '../src/reference/catalog.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -39,12 +38,12 @@ beforeAll(async () => {
   const cellOf = (id: number) => t.catalog.cityCells.get(id)?.get('NEX-GDDP');
   const onData = [...t.catalog.cityCells.keys()].filter((id) => {
     const c = cellOf(id);
-    return c !== undefined && t.catalog.cells.get(cellKey('NEX-GDDP', c))?.hasData;
+    return c !== undefined && t.catalog.mapCells.has('NEX-GDDP', c);
   });
   const byCell = new Map<number, number>([[cellOf(NYC)!, NYC]]);
   for (const id of onData) if (!byCell.has(cellOf(id)!)) byCell.set(cellOf(id)!, id);
   withData = [...byCell.values()];
-  const cell = t.catalog.cells.get(cellKey('NEX-GDDP', cellOf(NYC)!))!;
+  const cell = t.catalog.mapCells.get('NEX-GDDP', cellOf(NYC)!)!;
   nycCell = { lat: cell.lat, lon: cell.lon };
   sharingNyc = onData.find((id) => id !== NYC && cellOf(id) === cellOf(NYC));
 });

@@ -218,7 +218,7 @@ describe('CMIP6 data through the other endpoints (the suite build has it for New
   it("answers an area on NEX-GDDP-CMIP6: one cell's area is that cell's answer", async () => {
     const city = t.catalog.cityById.get(NYC)!;
     const cellId = t.catalog.cityCells.get(NYC)!.get('NEX-GDDP-CMIP6')!;
-    const cell = t.catalog.cells.get(`NEX-GDDP-CMIP6:${cellId}`)!;
+    const cell = t.catalog.mapCells.get('NEX-GDDP-CMIP6', cellId)!;
     const d = 0.1;
     const bbox = [cell.lon - d, cell.lat - d, cell.lon + d, cell.lat + d].join(',');
     const qs = 'dataset=NEX-GDDP-CMIP6&agg=min,median,max&time_aggregation=quarterly';

@@ -5,7 +5,6 @@ import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildDataset } from '../src/ingest/build.js';
-import { cellKey } from '../src/reference/catalog.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
@@ -353,7 +352,7 @@ describe('relative_to for many cells in one statement', () => {
     const byCell = new Map<number, number>();
     for (const c of one.catalog.cityById.values()) {
       const cell = cellOf(c.id);
-      if (cell !== undefined && one.catalog.cells.get(cellKey('NEX-GDDP', cell))?.hasData && !byCell.has(cell)) byCell.set(cell, c.id);
+      if (cell !== undefined && one.catalog.mapCells.has('NEX-GDDP', cell) && !byCell.has(cell)) byCell.set(cell, c.id);
     }
     cities = [...byCell.values()];
   });

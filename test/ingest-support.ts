@@ -28,7 +28,7 @@ export async function series(t: TestApp, place: string, scenario: string, model:
 /** The centre of the cell holding a city, from the catalog. */
 export function cityCell(t: TestApp, city: number, dataset: string) {
   const id = t.catalog.cityCells.get(city)!.get(dataset)!;
-  return t.catalog.cells.get(`${dataset}:${id}`)!;
+  return t.catalog.mapCells.get(dataset, id)!;
 }
 
 /** Packed values are integers of 0.01 K (temperatures); floats are compared as float32. */

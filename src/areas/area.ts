@@ -31,15 +31,6 @@ type Origin = { region: number } | { city: number } | { bbox: [number, number, n
  */
 const catalogCovers = new WeakMap<Catalog, Map<string, AreaCover>>();
 
-/** The cells of the dataset that have data in this build, by cell id. */
-const dataCells = new WeakMap<Catalog, Map<string, Set<number>>>();
-function cellsWithData(catalog: Catalog, dataset: string): Set<number> {
-  let byDataset = dataCells.get(catalog);
-  if (!byDataset) dataCells.set(catalog, (byDataset = new Map()));
-  let ids = byDataset.get(dataset);
-  if (!ids) byDataset.set(dataset, (ids = new Set(catalog.cellsWithData.filter((c) => c.dataset === dataset).map((c) => c.cellId))));
-  return ids;
-}
 
 export interface AreaCell {
   cellId: number;
@@ -108,7 +99,7 @@ export async function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaG
   if (!covers) catalogCovers.set(catalog, (covers = new Map()));
   let cover = key ? covers.get(key) : undefined;
   if (!cover) {
-    cover = await clipper.cover(grid, shape.polygons, cellsWithData(catalog, dataset.name));
+    cover = await clipper.cover(grid, shape.polygons, catalog.mapCells.ids(dataset.name));
     if (key) covers.set(key, cover);
   }
   cover = { count: cover.count, cells: cover.cells.filter((c) => readable(c.cellId)) };

@@ -1,5 +1,5 @@
 import polygonClipping from 'polygon-clipping';
-import type { Grid } from '../reference/grids.js';
+import { eachInBlock, type Grid } from '../reference/grids.js';
 import type { MultiPolygon, Polygon, Ring } from './geometry.js';
 
 /**
@@ -67,7 +67,7 @@ const rectangleArea = (x0: number, y0: number, x1: number, y1: number) => (x1 - 
  * cuts; a piece within one row that holds no wanted cell is counted without cuts too, since a
  * connected piece of a row covers every cell its longitudes span.
  */
-export function coverOf(grid: Grid, area: MultiPolygon, wanted: Set<number>): AreaCover {
+export function coverOf(grid: Grid, area: MultiPolygon, wanted: Int32Array): AreaCover {
   const parts = polygonClipping.union(area as polygonClipping.MultiPolygon);
   const out: AreaCover = { count: 0, cells: [] };
   if (parts.length === 0) return out;
@@ -86,13 +86,10 @@ export function coverOf(grid: Grid, area: MultiPolygon, wanted: Set<number>): Ar
   const c1 = Math.min(cols - 1, Math.ceil((maxX - lon0) / size) - 1);
   const x = (col: number) => lon0 + col * size;
   const y = (row: number) => lat0 + row * size;
+  // By binary search per row: a scan of every wanted cell per piece grew with the catalog.
   const wantedIn = (a: number, b: number, c: number, d: number) => {
     const ids: number[] = [];
-    for (const id of wanted) {
-      const row = Math.floor(id / cols);
-      const col = id % cols;
-      if (row >= a && row <= b && col >= c && col <= d) ids.push(id);
-    }
+    eachInBlock(wanted, grid, a, b, c, d, (i) => ids.push(wanted[i]!));
     return ids;
   };
   const areas = new Map<number, number>();

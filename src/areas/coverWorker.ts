@@ -7,14 +7,15 @@ import type { MultiPolygon } from './geometry.js';
 export interface CoverJob {
   grid: Grid;
   polygons: MultiPolygon;
-  wanted: number[];
+  /** The grid's cells with data, by increasing id. */
+  wanted: Int32Array;
 }
 
 /** Loaded: the thread's start (a few hundred ms from the TypeScript sources) is not the area's time. */
 parentPort!.postMessage({ ready: true });
 parentPort!.on('message', ({ grid, polygons, wanted }: CoverJob) => {
   try {
-    parentPort!.postMessage({ cover: coverOf(grid, polygons, new Set(wanted)) });
+    parentPort!.postMessage({ cover: coverOf(grid, polygons, wanted) });
   } catch (err) {
     parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) });
   }

@@ -1,10 +1,9 @@
 import { cityLocation, type Location } from '../climate/location.js';
 import { httpErrorOf } from '../http/errors.js';
-import { cellKey, type Catalog, type Dataset } from '../reference/catalog.js';
+import type { Catalog, Dataset } from '../reference/catalog.js';
 import { distanceMeters } from '../reference/cityQuery.js';
 import { pointCellFeature } from '../reference/features.js';
 import { normalizeLon } from '../reference/grids.js';
-import { cellsNear } from '../reference/mapCellLookup.js';
 import type { BatchPlace } from './batchBody.js';
 
 /** A batch place found on the dataset's grid: the cell to read and how its result shows it. */
@@ -31,12 +30,12 @@ export function resolvePlace(catalog: Catalog, place: BatchPlace, dataset: Datas
     if (place.kind === 'city') {
       const location = cityLocation(catalog, String(place.city), dataset);
       const city = catalog.cityById.get(place.city)!;
-      const cell = catalog.cells.get(cellKey(dataset.name, location.cellId))!;
+      const cell = catalog.mapCells.get(dataset.name, location.cellId)!;
       const lon = normalizeLon(city.lon);
       const mapCellJson = JSON.stringify(pointCellFeature(cell, [cell.dataset], distanceMeters(city.lat, lon, cell.lat, cell.lon)));
       return { place, location, mapCellJson };
     }
-    const match = cellsNear(catalog, place.lat, place.lon, distance, dataset.name)[0];
+    const match = catalog.mapCells.nearest(place.lat, place.lon, distance, dataset.name);
     if (!match) return { place, status: 404, detail: `No ${dataset.name} data available for point (${place.lat}, ${place.lon})` };
     const mapCellJson = JSON.stringify(pointCellFeature(match.cell, [match.cell.dataset], match.distance));
     return { place, location: { key: 'feature', featureJson: mapCellJson, cellId: match.cell.cellId }, mapCellJson };

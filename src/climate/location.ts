@@ -1,7 +1,6 @@
 import { notFound, NotFoundError } from '../errors.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { cityFeatureJson, pointCellFeature } from '../reference/features.js';
-import { cellsNear } from '../reference/mapCellLookup.js';
 import { parsePoint } from '../reference/pointParams.js';
 
 /** Where a climate request reads from: the map cell, and how the response names the place. */
@@ -33,7 +32,7 @@ export function cityLocation(catalog: Catalog, pk: string | undefined, dataset: 
 export function pointLocation(catalog: Catalog, latText: string | undefined, lonText: string | undefined, distanceOf: (query: unknown) => number, query: unknown, dataset: Dataset): Location {
   const { lat, lon } = parsePoint(latText, lonText);
   const distance = distanceOf(query);
-  const match = cellsNear(catalog, lat, lon, distance, dataset.name)[0];
+  const match = catalog.mapCells.nearest(lat, lon, distance, dataset.name);
   if (!match) throw notFound(`No ${dataset.name} data available for point (${latText}, ${lonText})`);
   return {
     key: 'feature',

@@ -25,30 +25,43 @@ export function checkFormatVersion(manifest: Record<string, unknown>, dataDir: s
 /** How many cell files each tree of a build holds: the manifest records it, a reload checks it. */
 export type CellFileCounts = Record<CellTree, number>;
 
-/** `<dataset>/<scenario>/<cell>.parquet` of every cell file of one tree. */
-function cellFilesOf(dataDir: string, tree: CellTree): string[] {
-  const root = path.join(dataDir, tree);
-  if (!fs.existsSync(root)) return [];
-  const files: string[] = [];
-  for (const dataset of fs.readdirSync(root)) {
-    for (const scenario of fs.readdirSync(path.join(root, dataset))) {
-      for (const name of fs.readdirSync(path.join(root, dataset, scenario))) {
-        if (name.endsWith('.parquet')) files.push(`${dataset}/${scenario}/${name}`);
-      }
+/** The entries of a folder, none when it does not exist. */
+function entries(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The `<dataset>/<scenario>` folders of the cell files, over every tree. */
+function cellFolders(dataDir: string): string[] {
+  const folders = new Set<string>();
+  for (const tree of CELL_TREES) {
+    for (const dataset of entries(path.join(dataDir, tree))) {
+      for (const scenario of entries(path.join(dataDir, tree, dataset))) folders.add(`${dataset}/${scenario}`);
     }
   }
-  return files;
+  return [...folders].sort();
+}
+
+/** The names of the cell files of one tree's `<dataset>/<scenario>` folder. */
+function cellFilesIn(dataDir: string, tree: CellTree, folder: string): string[] {
+  return entries(path.join(dataDir, tree, folder)).filter((name) => name.endsWith('.parquet'));
 }
 
 export function countCellFiles(dataDir: string): CellFileCounts {
-  return Object.fromEntries(CELL_TREES.map((tree) => [tree, cellFilesOf(dataDir, tree).length])) as CellFileCounts;
+  const counts = Object.fromEntries(CELL_TREES.map((tree) => [tree, 0])) as CellFileCounts;
+  for (const folder of cellFolders(dataDir)) for (const tree of CELL_TREES) counts[tree] += cellFilesIn(dataDir, tree, folder).length;
+  return counts;
 }
 
 /** Parquet's magic bytes, at both ends of every complete file. */
 const MAGIC = Buffer.from('PAR1');
 
 /** Why one Parquet file cannot be read, or undefined when its ends look whole. */
-function parquetProblem(file: string, head: Buffer, tail: Buffer): string | undefined {
+function parquetProblem(file: string, head: Buffer, tail: Buffer, who: Identity): string | undefined {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -56,7 +69,7 @@ function parquetProblem(file: string, head: Buffer, tail: Buffer): string | unde
     return 'is missing';
   }
   if (stat.size === 0) return 'is empty';
-  if (!readableByMode(stat)) return `is not readable (mode ${(stat.mode & 0o777).toString(8).padStart(3, '0')})`;
+  if (!readableByMode(stat, who)) return `is not readable (mode ${(stat.mode & 0o777).toString(8).padStart(3, '0')})`;
   if (stat.size < 12) return 'is truncated (shorter than a Parquet file can be)';
   let fd: number;
   try {
@@ -76,13 +89,19 @@ function parquetProblem(file: string, head: Buffer, tail: Buffer): string | unde
   return undefined;
 }
 
+/** This process's user and groups, asked once per check (getgroups is a system call). */
+interface Identity {
+  uid: number | undefined;
+  gids: Set<number | undefined>;
+}
+
+const identity = (): Identity => ({ uid: process.getuid?.(), gids: new Set([process.getgid?.(), ...(process.getgroups?.() ?? [])]) });
+
 /**
  * Whether the mode bits let this process's user read the file. Root reads anything, but the
  * replicas that share a build may not run as root: a file nobody may read is a broken build.
  */
-function readableByMode(stat: fs.Stats): boolean {
-  const uid = process.getuid?.();
-  const gids = new Set([process.getgid?.(), ...(process.getgroups?.() ?? [])]);
+function readableByMode(stat: fs.Stats, { uid, gids }: Identity): boolean {
   if (uid === stat.uid) return (stat.mode & 0o400) !== 0;
   if (gids.has(stat.gid)) return (stat.mode & 0o040) !== 0;
   return (stat.mode & 0o004) !== 0 || (uid === 0 && (stat.mode & 0o444) !== 0);
@@ -97,39 +116,64 @@ const BATCH = 200;
 
 const SHOWN_PROBLEMS = 5;
 
+/** The cells with data of the catalog, per dataset by increasing id (src/reference/mapCells.ts). */
+export interface CellsWithData {
+  names(): string[];
+  ids(dataset: string): Int32Array;
+  /** The cell's position in ids(dataset), or -1 when it has no data. */
+  position(dataset: string, cellId: number): number;
+}
+
 /**
  * Whether every cell file of a complete build can be served: each (dataset, scenario, cell) that
  * has any file has all four (days, monthly, ensemble, ensemble JSON), each one a whole Parquet
  * file this process may read; each catalog cell with data has its days; and each tree holds as
  * many files as the manifest says it wrote (`files`, when the manifest has it). Throws naming what
- * is wrong. Reads 12 bytes of each file, a few thousand files a second per build.
+ * is wrong. Reads 12 bytes of each file, a few thousand files a second per build. One
+ * `<dataset>/<scenario>` folder at a time: the names of 200,000 cells' files in four trees at
+ * once held hundreds of MB.
  */
-export async function checkCellFiles(dataDir: string, manifest: Record<string, unknown>, cellsWithData: { dataset: string; cellId: number }[]): Promise<void> {
+export async function checkCellFiles(dataDir: string, manifest: Record<string, unknown>, cells: CellsWithData): Promise<void> {
   const problems: string[] = [];
-  const trees = new Map(CELL_TREES.map((tree) => [tree, new Set(cellFilesOf(dataDir, tree))]));
+  const counts = Object.fromEntries(CELL_TREES.map((tree) => [tree, 0])) as CellFileCounts;
+  // Per dataset, which of its cells with data have a file of days in some scenario.
+  const withDays = new Map(cells.names().map((dataset) => [dataset, new Uint8Array(cells.ids(dataset).length)]));
+  const head = Buffer.alloc(4);
+  const tail = Buffer.alloc(8);
+  const who = identity();
+  let checked = 0;
+  for (const folder of cellFolders(dataDir)) {
+    const trees = new Map(CELL_TREES.map((tree) => [tree, new Set(cellFilesIn(dataDir, tree, folder))]));
+    const all = new Set<string>();
+    for (const [tree, names] of trees) {
+      counts[tree] += names.size;
+      for (const name of names) all.add(name);
+    }
+    for (const name of all) {
+      for (const tree of CELL_TREES) if (!trees.get(tree)!.has(name)) problems.push(`${tree}/${folder}/${name} is missing`);
+    }
+    const dataset = folder.slice(0, folder.indexOf('/'));
+    const seen = withDays.get(dataset);
+    for (const name of trees.get('climate')!) {
+      const i = seen ? cells.position(dataset, Number(name.slice(0, -'.parquet'.length))) : -1;
+      if (i >= 0 && `${cells.ids(dataset)[i]}.parquet` === name) seen![i] = 1;
+    }
+    for (const [tree, names] of trees) {
+      for (const name of names) {
+        if (++checked % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+        const problem = parquetProblem(path.join(dataDir, tree, folder, name), head, tail, who);
+        if (problem) problems.push(`${tree}/${folder}/${name} ${problem}`);
+      }
+    }
+  }
   const recorded = manifest.files as Partial<CellFileCounts> | undefined;
   for (const tree of CELL_TREES) {
     const count = recorded?.[tree];
-    if (count !== undefined && count !== trees.get(tree)!.size) problems.push(`${tree}/ holds ${trees.get(tree)!.size} cell files where the manifest says ${count}`);
+    if (count !== undefined && count !== counts[tree]) problems.push(`${tree}/ holds ${counts[tree]} cell files where the manifest says ${count}`);
   }
-  const all = new Set(CELL_TREES.flatMap((tree) => [...trees.get(tree)!]));
-  for (const key of all) {
-    for (const tree of CELL_TREES) if (!trees.get(tree)!.has(key)) problems.push(`${tree}/${key} is missing`);
-  }
-  const climateCells = new Set([...trees.get('climate')!].map((key) => {
-    const [dataset, , name] = key.split('/');
-    return `${dataset}/${name}`;
-  }));
-  for (const c of cellsWithData) {
-    if (!climateCells.has(`${c.dataset}/${c.cellId}.parquet`)) problems.push(`the catalog's ${c.dataset} cell ${c.cellId} has data but no file in climate/`);
-  }
-  const present = CELL_TREES.flatMap((tree) => [...trees.get(tree)!].map((key) => `${tree}/${key}`));
-  const head = Buffer.alloc(4);
-  const tail = Buffer.alloc(8);
-  for (let i = 0; i < present.length; i++) {
-    if (i > 0 && i % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    const problem = parquetProblem(path.join(dataDir, present[i]!), head, tail);
-    if (problem) problems.push(`${present[i]} ${problem}`);
+  for (const [dataset, seen] of withDays) {
+    const ids = cells.ids(dataset);
+    for (let i = 0; i < ids.length; i++) if (!seen[i]) problems.push(`the catalog's ${dataset} cell ${ids[i]} has data but no file in climate/`);
   }
   if (problems.length > 0) {
     const shown = problems.sort().slice(0, SHOWN_PROBLEMS).join('; ');

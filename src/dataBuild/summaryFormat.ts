@@ -28,8 +28,19 @@ export async function staleSummaryDatasets(conn: DuckDBConnection, dataDir: stri
 function firstParquet(datasetDir: string): string | undefined {
   for (const scenario of fs.readdirSync(datasetDir)) {
     const dir = path.join(datasetDir, scenario);
-    const name = fs.statSync(dir).isDirectory() ? fs.readdirSync(dir).find((f) => f.endsWith('.parquet')) : undefined;
+    const name = fs.statSync(dir).isDirectory() ? firstEntry(dir, (f) => f.endsWith('.parquet')) : undefined;
     if (name) return path.join(dir, name);
   }
   return undefined;
+}
+
+/** The first entry of a folder that `wanted` takes, read lazily: a region's folder holds 100,000s of cells. */
+function firstEntry(dir: string, wanted: (name: string) => boolean): string | undefined {
+  const handle = fs.opendirSync(dir);
+  try {
+    for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) if (wanted(entry.name)) return entry.name;
+    return undefined;
+  } finally {
+    handle.closeSync();
+  }
 }

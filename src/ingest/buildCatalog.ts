@@ -175,10 +175,10 @@ function boundaryCells(cities: { id: number }[], boundaries: Map<number, SourceB
     // Every cell of the boundary's bbox is wanted: those it covers come back with their areas.
     const [x0, y0, x1, y1] = bboxOf(polygons);
     const grid = GRIDS[dataset]!;
-    const all = new Set<number>();
+    const all: number[] = [];
     for (let row = Math.floor((y0 - grid.lat0) / grid.size); row <= Math.floor((y1 - grid.lat0) / grid.size); row++)
-      for (let col = Math.floor((x0 - grid.lon0) / grid.size); col <= Math.floor((x1 - grid.lon0) / grid.size); col++) all.add(row * grid.cols + col);
-    for (const c of coverOf(grid, polygons, all).cells) out.push({ dataset, cell_id: c.cellId });
+      for (let col = Math.floor((x0 - grid.lon0) / grid.size); col <= Math.floor((x1 - grid.lon0) / grid.size); col++) all.push(row * grid.cols + col);
+    for (const c of coverOf(grid, polygons, Int32Array.from(all).sort()).cells) out.push({ dataset, cell_id: c.cellId });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { City } from './catalog.js';
+import { distanceMeters } from './sphere.js';
 
 export const ORDERING_FIELDS = ['name', 'admin', 'population', 'region'] as const;
 export type OrderingField = (typeof ORDERING_FIELDS)[number];
@@ -125,13 +126,4 @@ function unitVector(lat: number, lon: number): [number, number, number] {
   return [Math.cos(φ) * Math.cos(λ), Math.cos(φ) * Math.sin(λ), Math.sin(φ)];
 }
 
-const EARTH_RADIUS_M = 6_371_008.8;
-
-/** Great-circle distance in metres (haversine on the mean-radius sphere). */
-export function distanceMeters(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const r = Math.PI / 180;
-  const dφ = (lat2 - lat1) * r;
-  const dλ = (lon2 - lon1) * r;
-  const a = Math.sin(dφ / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(dλ / 2) ** 2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
+export { distanceMeters };

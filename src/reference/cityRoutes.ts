@@ -132,14 +132,14 @@ export function cityRoutes(catalog: Catalog): Router {
     const city = cityOr404(catalog, req.params.pk);
     const cells = catalog.cityCells.get(city.id);
     if (!cells || cells.size === 0) throw notFound();
-    res.json([...cells].map(([dataset, cellId]) => cityCellFeature(catalog.cells.get(`${dataset}:${cellId}`)!)));
+    res.json([...cells].map(([dataset, cellId]) => cityCellFeature(catalog.mapCells.get(dataset, cellId)!)));
   });
 
   router.get('/api/city/:pk/map-cell/:dataset/', (req, res) => {
     const city = cityOr404(catalog, req.params.pk);
     const cellId = catalog.cityCells.get(city.id)?.get(req.params.dataset);
     if (cellId === undefined) throw notFound();
-    res.json(cityCellFeature(catalog.cells.get(`${req.params.dataset}:${cellId}`)!));
+    res.json(cityCellFeature(catalog.mapCells.get(req.params.dataset, cellId)!));
   });
 
   return router;

@@ -52,3 +52,26 @@ export function cellCentre(grid: Grid, cellId: number): { lat: number; lon: numb
 
 /** States and territories outside the conterminous US, where LOCA and LOCA2 give no city a map cell. */
 export const NON_CONUS = new Set(['AK', 'HI', 'PR', 'GU', 'VI', 'AS', 'MP', 'UM']);
+
+/** The first position of the ascending `ids` whose id is >= id. */
+export function lowerBound(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Calls `visit` with the position in the ascending `ids` of each id in grid rows r0..r1, columns
+ * c0..c1: ids are row-major, so each row's columns are one run, found by binary search.
+ */
+export function eachInBlock(ids: Int32Array, grid: Pick<Grid, 'cols'>, r0: number, r1: number, c0: number, c1: number, visit: (i: number) => void): void {
+  for (let row = r0; row <= r1; row++) {
+    const hi = row * grid.cols + c1;
+    for (let i = lowerBound(ids, row * grid.cols + c0); i < ids.length && ids[i]! <= hi; i++) visit(i);
+  }
+}

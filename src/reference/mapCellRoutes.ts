@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { notFound } from '../errors.js';
 import type { Catalog } from './catalog.js';
 import { pointCellFeature } from './features.js';
-import { cellsNear } from './mapCellLookup.js';
 import { parseDistance, parsePoint } from './pointParams.js';
 
 export function mapCellRoutes(catalog: Catalog): Router {
@@ -10,7 +9,7 @@ export function mapCellRoutes(catalog: Catalog): Router {
 
   router.get('/api/map-cell/:lat/:lon/', (req, res) => {
     const { lat, lon } = parsePoint(req.params.lat, req.params.lon);
-    const matches = cellsNear(catalog, lat, lon, parseDistance(req.query));
+    const matches = catalog.mapCells.near(lat, lon, parseDistance(req.query));
     if (matches.length === 0) throw notFound();
     res.json(matches.map((m) => pointCellFeature(m.cell, [m.cell.dataset], m.distance)));
   });

@@ -1,0 +1,109 @@
+/**
+ * A copy of a data build with every cell of some boxes given data, as a region ingest (make ingest
+ * BBOX=) leaves a build, made in seconds: for the large-catalog tests and `make bench-catalog`.
+ *
+ * What is faked: each added cell's files are hard links to the files of the dataset's first cell
+ * with data in the base build (or to a copy of them, past the file system's links per file), for
+ * one scenario only. Start-up opens no cell file; a lookup reads
+ * one cell's files whichever it is (the same bytes and layout as a real cell's); a reload's check
+ * lists every directory entry and reads each file's ends, which a link has as a file does. What
+ * such a build answers for an added cell is its template cell's values, at the added cell's place.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { INTEGER, LIST, listValue } from '@duckdb/node-api';
+import { CELL_TREES } from '../../src/dataBuild/files.js';
+import { openDuckDB } from '../../src/db/duckdb.js';
+import { GRIDS } from '../../src/reference/grids.js';
+
+/** `count` cells of a dataset's grid, row by row from (row0, col0), `cols` a row. */
+export interface CellBox {
+  dataset: string;
+  row0: number;
+  col0: number;
+  cols: number;
+  count: number;
+}
+
+/** The id of the box's k-th cell. */
+export function boxCell(box: CellBox, k: number): number {
+  return (box.row0 + Math.floor(k / box.cols)) * GRIDS[box.dataset]!.cols + box.col0 + (k % box.cols);
+}
+
+/** Hard links of every file below `from` at the same paths below `to`. */
+function linkTree(from: string, to: string) {
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    const dst = path.join(to, entry.name);
+    if (entry.isDirectory()) linkTree(src, dst);
+    else fs.linkSync(src, dst);
+  }
+}
+
+/**
+ * Writes into `dir` (which must not exist) the build `base` with every cell of `boxes` given data
+ * in `scenario`: files linked as the head of this file says, map_cell.parquet and the manifest's
+ * counts rewritten, build id `buildId`. The base must have a cell with data in each box's dataset
+ * and scenario.
+ */
+export async function writeRegionBuild(base: string, dir: string, boxes: CellBox[], scenario: string, buildId: string): Promise<void> {
+  for (const tree of ['catalog', ...CELL_TREES]) linkTree(path.join(base, tree), path.join(dir, tree));
+  const manifest = JSON.parse(fs.readFileSync(path.join(base, 'manifest.json'), 'utf8')) as Record<string, unknown> & {
+    datasets: Record<string, { cells_with_data: number }>;
+    files: Record<string, number>;
+  };
+  // A table of its own (the linked one is the base's file: never write through it).
+  const mapCell = path.join(dir, 'catalog', 'map_cell.parquet');
+  fs.rmSync(mapCell);
+  const baseCells = path.join(base, 'catalog', 'map_cell.parquet');
+  const db = await openDuckDB({ threads: 2, memoryLimit: '1GB' });
+  const conn = await db.connect();
+  try {
+    await conn.run('CREATE TEMP TABLE added (dataset VARCHAR, cell_id INTEGER, lat DOUBLE, lon DOUBLE, ocean BOOLEAN, coastal BOOLEAN, has_data BOOLEAN)');
+    for (const box of boxes) {
+      const grid = GRIDS[box.dataset]!;
+      const withData = (await conn.runAndReadAll('SELECT cell_id::INTEGER FROM read_parquet($f) WHERE dataset = $d AND has_data ORDER BY 1', { f: baseCells, d: box.dataset })).getColumnsJS()[0] as number[];
+      const template = withData.find((id) => fs.existsSync(path.join(dir, 'climate', box.dataset, scenario, `${id}.parquet`)));
+      if (template === undefined) throw new Error(`The base build has no ${box.dataset} cell with ${scenario} data.`);
+      const had = new Set(withData);
+      const ids: number[] = [];
+      for (let k = 0; k < box.count; k++) if (!had.has(boxCell(box, k))) ids.push(boxCell(box, k));
+      for (const tree of CELL_TREES) {
+        let from = path.join(dir, tree, box.dataset, scenario, `${template}.parquet`);
+        for (const id of ids) {
+          const to = path.join(dir, tree, box.dataset, scenario, `${id}.parquet`);
+          try {
+            fs.linkSync(from, to);
+          } catch (err) {
+            // A file system allows so many links to a file (ext4: 65,000): a copy starts the next ones.
+            if ((err as NodeJS.ErrnoException).code !== 'EMLINK') throw err;
+            fs.copyFileSync(from, to);
+            from = to;
+          }
+        }
+        manifest.files[tree] = (manifest.files[tree] ?? 0) + ids.length;
+      }
+      manifest.datasets[box.dataset]!.cells_with_data += ids.length;
+      // The box's cells, at their centres as cellCentre computes them (the same double arithmetic).
+      await conn.run(
+        `INSERT INTO added SELECT $d, id, $lat0::DOUBLE + (id // $gcols::INTEGER + 0.5) * $size::DOUBLE, $lon0::DOUBLE + (id % $gcols::INTEGER + 0.5) * $size::DOUBLE, false, false, true
+         FROM (SELECT (($row0::INTEGER + k::INTEGER // $cols::INTEGER) * $gcols::INTEGER + $col0::INTEGER + k::INTEGER % $cols::INTEGER)::INTEGER AS id FROM range($n::BIGINT) t(k))
+         WHERE NOT list_contains($had, id)`,
+        { d: box.dataset, lat0: grid.lat0, lon0: grid.lon0, size: grid.size, gcols: grid.cols, row0: box.row0, col0: box.col0, cols: box.cols, n: box.count, had: listValue(withData) },
+        { had: LIST(INTEGER) },
+      );
+    }
+    // A base row of a cell the boxes cover (a city's cell without data) gives way to the added one.
+    await conn.run(
+      `COPY (SELECT * FROM (
+         SELECT b.dataset, b.cell_id::INTEGER AS cell_id, b.lat, b.lon, b.ocean, b.coastal, b.has_data FROM read_parquet('${baseCells}') b
+         ANTI JOIN added a ON a.dataset = b.dataset AND a.cell_id = b.cell_id
+         UNION ALL FROM added) ORDER BY dataset, cell_id) TO '${mapCell}' (FORMAT parquet, COMPRESSION zstd)`,
+    );
+  } finally {
+    conn.closeSync();
+    await db.close();
+  }
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, build_id: buildId }, null, 2) + '\n');
+}
