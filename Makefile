@@ -118,7 +118,7 @@ bench-budget: setup
 bench-explorer: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/explorer.ts
 
-# The serving side as the catalog grows (README, Benchmarks): builds with 2,000, 20,000 and 200,000
+# The serving side as the catalog grows (docs/benchmarks.md): builds with 2,000, 20,000 and 200,000
 # map cells with data (kept in .tmp/bench-catalog), the compiled server started on each.
 bench-catalog: $(STAMP) $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" $(TSX) bench/catalog.ts

@@ -187,6 +187,6 @@ export const CMIP6_CITIES = 10;
  * (DATA_CMIP6_AREA_CITIES). A NEX-GDDP-CMIP6 cell holds 2.4 times the rows of a NEX-GDDP one (32
  * models, 5 scenarios): the boundaries of the 3 cities of DATA_AREA_CITIES add 21 such cells to
  * the cities' own (New York City 7, Los Angeles 10, Chicago 4), more than the rest of the CMIP6
- * data, and took the default build past the first-run time budget (README, "The default build").
+ * data, and took the default build past the first-run time budget (docs/data.md, "The default build").
  */
 export const CMIP6_AREA_CITIES = 1;
