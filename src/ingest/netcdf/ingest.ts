@@ -15,7 +15,8 @@ import { Coastline } from '../geometry.js';
 import { readLand } from '../sources.js';
 import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
 import { boxCells, unionCells, type Bbox } from './cellSelection.js';
-import { stageFile, type ExtractContext, type StagedResult } from './extract.js';
+import { stageFile, type StagedResult } from './extract.js';
+import { extractContext } from './extractContext.js';
 import { selectFiles, type SkippedFile } from './fileSelection.js';
 import { IngestError } from './ingestError.js';
 import { Reducer, type InvertedDays } from './reduce.js';
@@ -233,23 +234,6 @@ export async function planIngest(
 }
 
 export const cellsKeyOf = (cells: Int32Array) => createHash('sha256').update(new Uint8Array(cells.buffer, cells.byteOffset, cells.byteLength)).digest('hex').slice(0, 16);
-
-/** What the map step needs to read a file of the plan. */
-export function extractContext(plan: Pick<IngestPlan, 'dataset' | 'models' | 'cells'>, blockBytes?: number): ExtractContext {
-  const grid = GRIDS[plan.dataset]!;
-  const fixture = DATASETS.find((d) => d.name === plan.dataset)!;
-  return {
-    dataset: plan.dataset,
-    grid,
-    models: plan.models,
-    // The dataset's own years: CMIP6's historical runs to 2014, CMIP5's to 2005.
-    scenarioYears: new Map(Object.entries(fixture.years)),
-    generation: fixture.generation,
-    runs: fixture.runs,
-    cells: plan.cells,
-    ...(blockBytes ? { blockBytes } : {}),
-  };
-}
 
 /** The dataset's scenarios in the reduce step's order: historical first (the others' summaries use its climatology). */
 export function reduceScenarios(fixture: DatasetFixture): string[] {

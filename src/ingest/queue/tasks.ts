@@ -8,7 +8,7 @@ import { StagedFile } from '../netcdf/stagedFile.js';
 import { historicRanges } from '../summaries.js';
 import { linkBuild, repoint, resetCatalog, resetCells } from './buildLinks.js';
 import { JobFolder, type JobPlan } from './jobFolder.js';
-import { stageOnThread } from './stageThread.js';
+import { StageThread } from './stageThread.js';
 import {
   mapData, publishData, reduceData, reduceTaskId, TASK_OPTIONS,
   type MapResult, type PublishResult, type ReduceResult,
@@ -21,10 +21,16 @@ import {
  * back as the served build has them; the publish task puts the catalog and manifest back first.
  */
 export class IngestTasks {
+  private readonly reader = new StageThread();
+
   constructor(
     private readonly queue: Queue,
     private readonly log: (line: string) => void,
   ) {}
+
+  close(): Promise<void> {
+    return this.reader.close();
+  }
 
   run(job: Job, token: string | undefined): Promise<MapResult | ReduceResult | PublishResult | undefined> {
     switch (job.name) {
@@ -58,7 +64,7 @@ export class IngestTasks {
     if (st.size !== key.size || st.mtimeMs !== key.mtime) throw new IngestError(`${key.path}: changed since the job was enqueued (size or modification time); enqueue the ingest again`);
     const target = folder.stagedPath(d.n);
     const done = StagedFile.open(target);
-    const meta = done?.meta ?? (await stageOnThread({ folder: d.folder, n: d.n }));
+    const meta = done?.meta ?? (await this.reader.stage({ folder: d.folder, n: d.n }));
     return {
       kind: 'map',
       file: key.path,

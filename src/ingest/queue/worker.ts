@@ -56,6 +56,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
 
   const stop = async () => {
     await worker.close();
+    await tasks.close();
     await queue.close();
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
