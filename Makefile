@@ -32,6 +32,7 @@ help:
 	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink); prints the job id"
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
+	@echo "make bench-queue - the queued ingest with 1 and 2 workers on full-size scale-model files (BENCH_QUEUE_RUNS=3)"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
 # npm ci only when the lockfile changed since the last install.
