@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model ingest-enqueue ingest-worker ingest-status bench-queue
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -30,6 +30,10 @@ help:
 	@echo "make bench-catalog - start-up, RSS, lat/lon lookups and reload with 2,000 to 200,000 map cells with data (BENCH_CATALOG_SIZES)"
 	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
+	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink); prints the job id"
+	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
+	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
+	@echo "make bench-queue - the queued ingest with 1 and 2 workers on full-size scale-model files (BENCH_QUEUE_RUNS=3)"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
 # npm ci only when the lockfile changed since the last install.
@@ -91,6 +95,16 @@ bench-layout: setup
 ingest: setup
 	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
 
+# The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
+ingest-enqueue: $(STAMP)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+
+ingest-worker: $(STAMP)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" $(TSX) src/cli/ingestWorker.ts
+
+ingest-status: $(STAMP)
+	@QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestStatus.ts --job="$(JOB)" --wait="$(WAIT)"
+
 # A scale model of the publishers' archives (scripts/archiveModel/archive.ts), for make ingest and the benchmarks.
 ARCHIVE_DIR ?= .tmp/archive
 archive-model: $(STAMP)
@@ -98,6 +112,10 @@ archive-model: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(TSX) bench/ingest.ts
+
+# The queued ingest with 1 and 2 workers (bench/queue.ts; README, Ingesting a region).
+bench-queue: $(STAMP)
+	$(TSX) bench/queue.ts
 
 bench-first-run: $(STAMP)
 	$(TSX) bench/first-run.ts

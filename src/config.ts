@@ -91,6 +91,18 @@ const envSchema = z.object({
   DATA_CMIP6_CITIES: z.coerce.number().int().min(0).default(10),
   /** `make data` and DATA_AUTOBUILD: of those, the most populous ones whose boundary's NEX-GDDP-CMIP6 cells all get data (areas). */
   DATA_CMIP6_AREA_CITIES: z.coerce.number().int().min(0).default(1),
+  /** make ingest-enqueue, ingest-worker and ingest-status: the Redis holding the ingest's task queue (BullMQ). Empty counts as unset. */
+  QUEUE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  ),
+  /** make ingest-worker: 1 ends the worker once no task of any ingest job is left (waiting, running or planned). */
+  EXIT_WHEN_IDLE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['0', '1']).default('0')).transform((v) => v === '1'),
+  /**
+   * make ingest-worker: how long a task stays a worker's without the worker renewing it (it renews
+   * every half of this). A task of a worker that died is handed to another after one to two times this.
+   */
+  INGEST_LOCK_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1000).default(60_000)),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

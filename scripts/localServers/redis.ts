@@ -6,7 +6,7 @@ import { answers, freePort, until } from './ports.js';
 
 export interface RedisServer {
   url: string;
-  /** Stops the server (a fault); start() brings it back on the same port, empty. */
+  /** Stops the server (a fault, SIGKILL); start() brings it back on the same port, empty unless persisted. */
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Stops it for good and removes its folder. */
@@ -15,16 +15,18 @@ export interface RedisServer {
 
 /**
  * A real redis-server (Debian's package `redis-server`, which .ci/run installs) on a free loopback
- * port, its working folder a temporary one, nothing persisted.
+ * port, its working folder a temporary one; nothing persisted unless `persist` (an append-only
+ * file synced on every write, so that a SIGKILL loses nothing and start() brings the data back).
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(opts: { persist?: boolean } = {}): Promise<RedisServer> {
   const bin = '/usr/bin/redis-server';
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: apt-get install -y --no-install-recommends redis-server (.ci/run installs it).`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-test-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const persistence = opts.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...persistence], { stdio: 'ignore' });
     await until(`redis-server on port ${port}`, () => answers(port));
   };
   const stop = async () => {

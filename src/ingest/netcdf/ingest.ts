@@ -15,7 +15,8 @@ import { Coastline } from '../geometry.js';
 import { readLand } from '../sources.js';
 import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
 import { boxCells, unionCells, type Bbox } from './cellSelection.js';
-import { stageFile, type ExtractContext, type StagedResult } from './extract.js';
+import { stageFile, type StagedResult } from './extract.js';
+import { extractContext } from './extractContext.js';
 import { selectFiles, type SkippedFile } from './fileSelection.js';
 import { IngestError } from './ingestError.js';
 import { Reducer, type InvertedDays } from './reduce.js';
@@ -157,6 +158,125 @@ const cpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
+/** What an ingest reads and for which cells: the same for one process (ingestNetcdf) and for a queue of workers (src/ingest/queue/). */
+export interface IngestPlan {
+  dataset: string;
+  grid: Grid;
+  fixture: DatasetFixture;
+  /** The files to read, in the ingest's order (where two cover a value, the later wins), and their keys. */
+  files: string[];
+  keys: SourceKey[];
+  skipped: SkippedFile[];
+  models: string[];
+  /** Target cells, ascending: the catalogue's cities' cells, the cells of POINTS and of BBOX. */
+  cells: Int32Array;
+  /** Names the target cells in staged file names. */
+  cellsKey: string;
+  cityCells: number[];
+  pointCells: number[];
+  boxCells: Int32Array;
+}
+
+/**
+ * Checks the dataset, lists the files (those left out reported through `skipped`) and chooses the
+ * target cells from the build's catalog. Throws an IngestError saying what is wrong.
+ */
+export async function planIngest(
+  conn: DuckDBConnection,
+  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox'>,
+  skipped: (s: SkippedFile) => void = () => {},
+): Promise<IngestPlan> {
+  const dataDir = path.resolve(opts.dataDir);
+  readManifest(dataDir);
+  const grid = GRIDS[opts.dataset];
+  const fixture = DATASETS.find((d) => d.name === opts.dataset);
+  if (!grid || !fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
+  const listed = listSourceFiles(opts.sources);
+  const selection = selectFiles(listed);
+  selection.skipped.forEach(skipped);
+  const files = selection.files;
+  if (files.length === 0) {
+    throw new IngestError(`none of the ${listed.length} NetCDF files in ${opts.sources.join(', ')} holds daily values to read (each was skipped, as listed above)`);
+  }
+  const datasetRow = await readRows<{ models: string[] }>(
+    conn,
+    `SELECT models FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'dataset.parquet'))}) WHERE name = $name`,
+    { name: opts.dataset },
+  );
+  if (datasetRow.length === 0) throw new IngestError(`the data build in ${dataDir} has no dataset ${opts.dataset}`);
+  const cityCells = (await readRows<{ cell_id: number }>(conn, sqlFile('ingest/city_cells.sql'), { dir: dataDir, dataset: opts.dataset })).map((r) => r.cell_id);
+  const pointCells = (opts.points ?? []).map((p) => {
+    const id = cellAt(grid, p.lat, p.lon);
+    if (id === undefined) throw new IngestError(`POINTS: (${p.lat}, ${p.lon}) is outside the ${opts.dataset} grid`);
+    return id;
+  });
+  const box = opts.bbox ? boxCells(grid, opts.bbox) : new Int32Array(0);
+  if (opts.bbox && box.length === 0) throw new IngestError(`BBOX ${opts.bbox.join(',')} lies outside the ${opts.dataset} grid`);
+  const cells = unionCells(cityCells, pointCells, box);
+  const keys: SourceKey[] = files.map((file) => {
+    const st = fs.statSync(file);
+    return { path: file, size: st.size, mtime: st.mtimeMs };
+  });
+  return {
+    dataset: opts.dataset,
+    grid,
+    fixture,
+    files,
+    keys,
+    skipped: selection.skipped,
+    models: datasetRow[0]!.models,
+    cells,
+    cellsKey: cellsKeyOf(cells),
+    cityCells,
+    pointCells,
+    boxCells: box,
+  };
+}
+
+export const cellsKeyOf = (cells: Int32Array) => createHash('sha256').update(new Uint8Array(cells.buffer, cells.byteOffset, cells.byteLength)).digest('hex').slice(0, 16);
+
+/** The dataset's scenarios in the reduce step's order: historical first (the others' summaries use its climatology). */
+export function reduceScenarios(fixture: DatasetFixture): string[] {
+  return Object.keys(fixture.years).sort((a, b) => (a === 'historical' ? -1 : b === 'historical' ? 1 : 0));
+}
+
+/**
+ * The last step of an ingest, once every partition is written: the catalog's map cells, then the
+ * manifest (years, cell counts, a new build id); left as they are when no partition changed and no
+ * cell gained data (the same files ingested again change nothing, build id included).
+ */
+export async function publishIngest(
+  conn: DuckDBConnection,
+  dataDir: string,
+  dataset: string,
+  staged: StagedFile[],
+  withData: Iterable<number>,
+  changed: number,
+): Promise<{ added: number[]; cellsWithData: number; unchanged: boolean }> {
+  const grid = GRIDS[dataset]!;
+  const fixture = DATASETS.find((d) => d.name === dataset)!;
+  const cells = [...new Set(withData)];
+  const mapCellFile = path.join(dataDir, 'catalog', 'map_cell.parquet');
+  const known = new Map(
+    (await readRows<{ cell_id: number; has_data: boolean }>(
+      conn,
+      `SELECT cell_id::INTEGER AS cell_id, has_data FROM read_parquet(${sqlString(mapCellFile)}) WHERE dataset = $d`,
+      { d: dataset },
+    )).map((r) => [r.cell_id, r.has_data]),
+  );
+  const added = cells.filter((c) => !known.has(c)).sort((a, b) => a - b);
+  const gained = cells.filter((c) => known.get(c) !== true).length;
+  const unchanged = changed === 0 && gained === 0;
+  if (!unchanged) await writeCatalog(conn, dataDir, dataset, grid, cells, added);
+  const cellsWithData = (await readRows<{ n: number }>(
+    conn,
+    `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(mapCellFile)}) WHERE dataset = $d AND has_data`,
+    { d: dataset },
+  ))[0]!.n;
+  if (!unchanged) await writeManifest(dataDir, fixture, staged, cellsWithData);
+  return { added, cellsWithData, unchanged };
+}
+
 /**
  * Ingests NetCDF files of one dataset into a data build, in two steps:
  * - map, one file at a time: read the values of the target cells (the catalogue's cities' cells,
@@ -173,50 +293,15 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
   const elapsed = () => (Date.now() - started) / 1000;
   const stamp = () => `[${elapsed().toFixed(1).padStart(6)}s]`;
   const dataDir = path.resolve(opts.dataDir);
-  readManifest(dataDir);
-  const grid = GRIDS[opts.dataset];
-  const fixture = DATASETS.find((d) => d.name === opts.dataset);
-  if (!grid || !fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
-  const listed = listSourceFiles(opts.sources);
-  const { files, skipped } = selectFiles(listed);
-  for (const s of skipped) log(`${stamp()} skipped ${s.file}: ${s.reason}`);
-  if (files.length === 0) {
-    throw new IngestError(`none of the ${listed.length} NetCDF files in ${opts.sources.join(', ')} holds daily values to read (each was skipped, as listed above)`);
-  }
-
-  const staging = StagingDir.open(dataDir, opts.dataset);
-  let removed = false;
   const db = await openCatalogDb();
   const conn = await db.connect();
+  let opened: StagingDir | undefined;
+  let removed = false;
   try {
-    const datasetRow = await readRows<{ models: string[] }>(
-      conn,
-      `SELECT models FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'dataset.parquet'))}) WHERE name = $name`,
-      { name: opts.dataset },
-    );
-    if (datasetRow.length === 0) throw new IngestError(`the data build in ${dataDir} has no dataset ${opts.dataset}`);
-    const cityCells = (await readRows<{ cell_id: number }>(conn, sqlFile('ingest/city_cells.sql'), { dir: dataDir, dataset: opts.dataset })).map((r) => r.cell_id);
-    const pointCells = (opts.points ?? []).map((p) => {
-      const id = cellAt(grid, p.lat, p.lon);
-      if (id === undefined) throw new IngestError(`POINTS: (${p.lat}, ${p.lon}) is outside the ${opts.dataset} grid`);
-      return id;
-    });
-    const box = opts.bbox ? boxCells(grid, opts.bbox) : new Int32Array(0);
-    if (opts.bbox && box.length === 0) throw new IngestError(`BBOX ${opts.bbox.join(',')} lies outside the ${opts.dataset} grid`);
-    const cells = unionCells(cityCells, pointCells, box);
-    const cellsKey = createHash('sha256').update(new Uint8Array(cells.buffer)).digest('hex').slice(0, 16);
-    const models = datasetRow[0]!.models;
-    const ctx: ExtractContext = {
-      dataset: opts.dataset,
-      grid,
-      models,
-      // The dataset's own years: CMIP6's historical runs to 2014, CMIP5's to 2005.
-      scenarioYears: new Map(Object.entries(fixture.years)),
-      generation: fixture.generation,
-      runs: fixture.runs,
-      cells,
-      ...(opts.blockBytes ? { blockBytes: opts.blockBytes } : {}),
-    };
+    const plan = await planIngest(conn, { ...opts, dataDir }, (s) => log(`${stamp()} skipped ${s.file}: ${s.reason}`));
+    const { fixture, files, skipped, keys, cellsKey, cityCells, pointCells, boxCells: box, models } = plan;
+    const staging = (opened = StagingDir.open(dataDir, opts.dataset));
+    const ctx = extractContext(plan, opts.blockBytes);
     const stale = removeStaleTempFiles(dataDir, opts.dataset);
     if (stale > 0) log(`${stamp()} removed ${stale} temporary partition files left by a killed ingest`);
     log(
@@ -234,10 +319,6 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const mapTimes = { metadata: 0, blocks: 0, cells: 0, write: 0 };
     const extractStarted = Date.now();
     const extractCpu = cpuSeconds();
-    const keys: SourceKey[] = files.map((file) => {
-      const st = fs.statSync(file);
-      return { path: file, size: st.size, mtime: st.mtimeMs };
-    });
     const stagedPaths = keys.map((k) => staging.stagedPath(k, cellsKey));
     const dropped = staging.retainOnly(stagedPaths);
     if (dropped > 0) log(`${stamp()} dropped ${dropped} files staged by an interrupted run that this command does not include`);
@@ -286,7 +367,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
       dataDir,
       dataset: opts.dataset,
       models,
-      scenarios: Object.keys(fixture.years).sort((a, b) => (a === 'historical' ? -1 : b === 'historical' ? 1 : 0)),
+      scenarios: reduceScenarios(fixture),
       ranges,
       staged,
     });
@@ -326,27 +407,9 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const reduceSeconds = (Date.now() - reduceStarted) / 1000;
     const reduceCpuSeconds = cpuSeconds() - reduceCpu;
 
-    // 3. The catalog's map cells, then the manifest; left as they are when no partition changed
-    // and no cell gained data (the same files ingested again change nothing, build id included).
-    const known = new Map(
-      (await readRows<{ cell_id: number; has_data: boolean }>(
-        conn,
-        `SELECT cell_id::INTEGER AS cell_id, has_data FROM read_parquet(${sqlString(path.join(dataDir, 'catalog', 'map_cell.parquet'))}) WHERE dataset = $d`,
-        { d: opts.dataset },
-      )).map((r) => [r.cell_id, r.has_data]),
-    );
-    const added = [...withData].filter((c) => !known.has(c)).sort((a, b) => a - b);
-    const gained = [...withData].filter((c) => known.get(c) !== true).length;
-    const mapCellFile = path.join(dataDir, 'catalog', 'map_cell.parquet');
-    const unchanged = changed === 0 && gained === 0;
+    // 3. The catalog's map cells, then the manifest (or neither, when nothing changed).
+    const { added, cellsWithData, unchanged } = await publishIngest(conn, dataDir, opts.dataset, staged, withData, changed);
     if (unchanged) log(`${stamp()} no partition changed and no cell gained data: the catalog and the manifest stay as they were`);
-    else await writeCatalog(conn, dataDir, opts.dataset, grid, [...withData], added);
-    const cellsWithData = (await readRows<{ n: number }>(
-      conn,
-      `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(mapCellFile)}) WHERE dataset = $d AND has_data`,
-      { d: opts.dataset },
-    ))[0]!.n;
-    if (!unchanged) await writeManifest(dataDir, fixture, staged, cellsWithData);
 
     staging.remove();
     removed = true;
@@ -391,7 +454,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
   } finally {
     conn.closeSync();
     await db.close();
-    if (!removed) staging.release();
+    if (!removed) opened?.release();
   }
 }
 
@@ -476,7 +539,7 @@ async function writeManifest(dataDir: string, fixture: DatasetFixture, staged: S
 }
 
 /** A DuckDB for the catalog's small tables; no metadata cache, as the ingest rewrites files it read. */
-function openCatalogDb() {
+export function openCatalogDb() {
   return Database.open(':memory:', { threads: '2', memory_limit: '512MB' });
 }
 

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { FlowProducer } from 'bullmq';
+import type { Bbox } from '../netcdf/cellSelection.js';
+import { IngestError } from '../netcdf/ingestError.js';
+import { openCatalogDb, planIngest } from '../netcdf/ingest.js';
+import { JobFolder } from './jobFolder.js';
+import { connectionOf, mapTaskId, newJobId, QUEUE_NAME, TASK_OPTIONS, type MapData, type PublishData } from './ingestQueue.js';
+
+export interface EnqueueOptions {
+  queueUrl: string;
+  /** A symlink to the build being served: the job publishes by repointing it. */
+  dataDir: string;
+  dataset: string;
+  sources: string[];
+  points?: { lat: number; lon: number }[];
+  bbox?: Bbox;
+  log?: (line: string) => void;
+}
+
+/**
+ * Plans an ingest as the single-process one does (the same files, cells and checks), writes the
+ * plan into the job's folder and adds the job's flow: one map task per file under its publish
+ * task. Returns the job id.
+ */
+export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string; files: number; cells: number; folder: string; next: string }> {
+  const log = opts.log ?? (() => {});
+  const link = path.resolve(opts.dataDir);
+  let isLink = false;
+  try {
+    isLink = fs.lstatSync(link).isSymbolicLink();
+  } catch {
+    throw new IngestError(`DATA_DIR ${opts.dataDir} does not exist`);
+  }
+  if (!isLink) {
+    const name = path.basename(link);
+    throw new IngestError(
+      `DATA_DIR ${opts.dataDir} must be a symlink to a build folder: a queued ingest writes a new build beside it and publishes it by repointing the link. ` +
+        `Make it one once (stop the server first): mv ${link} ${link}-1 && ln -s ${name}-1 ${link}`,
+    );
+  }
+  const base = fs.realpathSync(link);
+  const job = newJobId();
+  const db = await openCatalogDb();
+  const conn = await db.connect();
+  let plan;
+  try {
+    plan = await planIngest(conn, { ...opts, dataDir: base }, (s) => log(`skipped ${s.file}: ${s.reason}`));
+  } finally {
+    conn.closeSync();
+    await db.close();
+  }
+  const folder = JobFolder.of(link, job);
+  const next = path.join(path.dirname(base), `build-${job}`);
+  folder.write({
+    job,
+    dataset: opts.dataset,
+    dataDir: link,
+    base,
+    next,
+    files: plan.keys,
+    models: plan.models,
+    cellsKey: plan.cellsKey,
+    cells: plan.cells,
+    cityCells: plan.cityCells.length,
+    pointCells: plan.pointCells.length,
+    boxCells: plan.boxCells.length,
+    ...(opts.bbox ? { bbox: opts.bbox } : {}),
+    enqueued: new Date().toISOString(),
+  });
+  const flow = new FlowProducer({ connection: connectionOf(opts.queueUrl) });
+  try {
+    await flow.add({
+      name: 'publish',
+      queueName: QUEUE_NAME,
+      data: { job, folder: folder.dir, dataset: opts.dataset, files: plan.files.length, step: 'reduce' } satisfies PublishData,
+      opts: { jobId: job, attempts: TASK_OPTIONS.attempts!, backoff: TASK_OPTIONS.backoff! },
+      children: plan.files.map((file, n) => ({
+        name: 'map',
+        queueName: QUEUE_NAME,
+        data: { job, folder: folder.dir, n, file } satisfies MapData,
+        opts: { ...TASK_OPTIONS, jobId: mapTaskId(job, n) },
+      })),
+    });
+  } finally {
+    await flow.close();
+  }
+  return { job, files: plan.files.length, cells: plan.cells.length, folder: folder.dir, next };
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { StagedFile } from '../netcdf/stagedFile.js';
+import { IngestError } from '../netcdf/ingestError.js';
+
+/**
+ * The folder an ingest job shares between its workers (beside DATA_DIR, so every machine that sees
+ * DATA_DIR sees it): the plan the enqueue made (plan.json, cells.bin: the target cells as int32),
+ * the map tasks' staged files (staged/<n>.stage, each written under a temporary name and renamed,
+ * so a staged file in place is whole), and the publish step's result.
+ */
+export const jobPlanSchema = z.object({
+  job: z.string(),
+  dataset: z.string(),
+  /** DATA_DIR as given (a symlink), the build it named at enqueue, and the new build's folder. */
+  dataDir: z.string(),
+  base: z.string(),
+  next: z.string(),
+  files: z.array(z.object({ path: z.string(), size: z.number(), mtime: z.number() })),
+  models: z.array(z.string()),
+  cellsKey: z.string(),
+  cityCells: z.number().int(),
+  pointCells: z.number().int(),
+  boxCells: z.number().int(),
+  bbox: z.array(z.number()).length(4).optional(),
+  enqueued: z.string(),
+});
+export type JobPlan = z.infer<typeof jobPlanSchema> & { cells: Int32Array };
+
+export class JobFolder {
+  constructor(readonly dir: string) {}
+
+  /** The folder of a job: DATA_DIR's parent/ingest-jobs/<job>. */
+  static of(dataDir: string, job: string): JobFolder {
+    return new JobFolder(path.join(path.dirname(path.resolve(dataDir)), 'ingest-jobs', job));
+  }
+
+  write(plan: JobPlan) {
+    fs.mkdirSync(path.join(this.dir, 'staged'), { recursive: true });
+    const { cells, ...rest } = plan;
+    fs.writeFileSync(path.join(this.dir, 'cells.bin'), new Uint8Array(cells.buffer, cells.byteOffset, cells.byteLength));
+    fs.writeFileSync(path.join(this.dir, 'plan.json'), JSON.stringify(jobPlanSchema.parse(rest), null, 2) + '\n');
+  }
+
+  read(): JobPlan {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.dir, 'plan.json'), 'utf8');
+    } catch {
+      throw new IngestError(`${this.dir} holds no plan.json: was the job's folder removed, or is it on a disk this worker does not see?`);
+    }
+    const plan = jobPlanSchema.parse(JSON.parse(text));
+    const bytes = fs.readFileSync(path.join(this.dir, 'cells.bin'));
+    const cells = new Int32Array(bytes.byteLength / 4);
+    new Uint8Array(cells.buffer).set(bytes);
+    return { ...plan, cells };
+  }
+
+  stagedPath(n: number): string {
+    return path.join(this.dir, 'staged', `${n}.stage`);
+  }
+
+  /** Every file's staged values, in the plan's file order; an error naming the first one missing. */
+  openStaged(plan: JobPlan): StagedFile[] {
+    return plan.files.map((f, n) => {
+      const staged = StagedFile.open(this.stagedPath(n));
+      if (!staged) throw new IngestError(`${f.path}: its staged values (${this.stagedPath(n)}) are gone or damaged, though its map task is done`);
+      return staged;
+    });
+  }
+
+  /** Where the publish step notes what it published: a publish run again after a kill reads it. */
+  get resultFile(): string {
+    return path.join(this.dir, 'published.json');
+  }
+
+  /** The staged values, once their content is in the published build. */
+  removeStaged() {
+    fs.rmSync(path.join(this.dir, 'staged'), { recursive: true, force: true });
+  }
+}
