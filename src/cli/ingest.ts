@@ -7,39 +7,13 @@
  * yearly aggregates, variables other than tasmax, tasmin and pr) and the days where tasmin > tasmax.
  * Exit status 0 done, 1 failed (the message names the file), 2 bad arguments.
  */
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
-import { parseBbox, type Bbox } from '../ingest/netcdf/cellSelection.js';
-import { ingestNetcdf, IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
+import { ingestNetcdf, IngestError } from '../ingest/netcdf/ingest.js';
+import { readIngestArgs } from './ingestArgs.js';
 
 const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [BBOX=west,south,east,north] [DATA_DIR=data/build]
    or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"] [--bbox=west,south,east,north]`;
 
-function usageError(message: string): never {
-  console.error(`${message}\n${USAGE}`);
-  process.exit(2);
-}
-
-let args;
-try {
-  // make passes every flag as --name=value (a value may start with '-'), empty when its variable is unset.
-  ({ values: args } = parseArgs({ options: { dataset: { type: 'string' }, src: { type: 'string' }, points: { type: 'string' }, bbox: { type: 'string' } } }));
-} catch (err) {
-  usageError((err as Error).message);
-}
-if (!args.dataset || !args.src) usageError('DATASET (--dataset) and SRC (--src) are required.');
-
-let dataDir: string;
-let points: { lat: number; lon: number }[];
-let bbox: Bbox | undefined;
-try {
-  dataDir = path.resolve(loadConfig().DATA_DIR);
-  points = parsePoints(args.points);
-  bbox = parseBbox(args.bbox);
-} catch (err) {
-  usageError((err as Error).message);
-}
+const { dataset, sources, dataDir, points, bbox } = readIngestArgs(USAGE);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -48,7 +22,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-ingestNetcdf({ dataDir, dataset: args.dataset, sources: args.src.split(',').map((s) => s.trim()), points, ...(bbox ? { bbox } : {}) }).then(
+ingestNetcdf({ dataDir, dataset, sources, points, ...(bbox ? { bbox } : {}) }).then(
   () => process.exit(0),
   (err: unknown) => {
     console.error(`\nThe ingest failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -15,6 +15,15 @@ export interface ModelRows {
   vals: (number | null)[][];
 }
 
+/** Calls `each` with every (period id, value) of one model's rows; not at all when the rows or the model are missing. */
+export function forEachModelValue(rows: ModelRows | undefined, model: string, each: (id: number, value: number | null) => void) {
+  const m = rows ? rows.models.indexOf(model) : -1;
+  if (m < 0) return;
+  const ids = rows!.ids[m]!;
+  const vals = rows!.vals[m]!;
+  for (let i = 0; i < ids.length; i++) each(ids[i]!, vals[i]!);
+}
+
 /** mean_of: the mean of the values in ascending order, NULLs left out; null when none is left. */
 export function meanOf(values: (number | null)[]): number | null {
   const s = sortedValues(values).filter((v): v is number => v !== null);

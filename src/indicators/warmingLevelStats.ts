@@ -1,6 +1,6 @@
 import { sortedValues, statistic } from './acrossModels.js';
 import type { Baseline, Span, TimeAggregation } from './params.js';
-import { meanOf, type ModelRows } from './periodChanges.js';
+import { forEachModelValue, meanOf, type ModelRows } from './periodChanges.js';
 import type { PeriodStats } from './query.js';
 import type { WarmingPlan } from './warmingPlan.js';
 
@@ -29,20 +29,14 @@ function slotsOf(agg: TimeAggregation, spans: Span[]): { slot: number; label: st
 
 /** Each model's values by slot, from the rows whose period's year is within [first, last]. */
 function slotValues(rows: ModelRows | undefined, model: string, first: number, last: number, d: number, into: Map<number, (number | null)[]>) {
-  if (!rows) return;
-  const m = rows.models.indexOf(model);
-  if (m < 0) return;
-  const ids = rows.ids[m]!;
-  const vals = rows.vals[m]!;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
+  forEachModelValue(rows, model, (id, value) => {
     const year = d === 1 ? id : Math.floor(id / d);
-    if (year < first || year > last) continue;
+    if (year < first || year > last) return;
     const slot = d === 1 ? 0 : id % d;
     const list = into.get(slot);
-    if (list) list.push(vals[i]!);
-    else into.set(slot, [vals[i]!]);
-  }
+    if (list) list.push(value);
+    else into.set(slot, [value]);
+  });
 }
 
 export function warmingLevelStats(

@@ -1,5 +1,5 @@
 import type { Baseline, TimeAggregation } from '../params.js';
-import type { ModelRows } from '../periodChanges.js';
+import { forEachModelValue, type ModelRows } from '../periodChanges.js';
 import type { PeriodStats } from '../query.js';
 import type { RowsByScenario } from '../warmingData.js';
 import type { WarmingPlan } from '../warmingPlan.js';
@@ -15,15 +15,9 @@ import { seriesReturnLevels, type FitNotes, type MemberSeries, type ReturnLevelR
 
 /** A model's finite values in one file's rows whose period id (a year) lies in [first, last]. */
 function valuesIn(rows: ModelRows | undefined, model: string, first: number, last: number, into: number[]) {
-  if (!rows) return;
-  const m = rows.models.indexOf(model);
-  if (m < 0) return;
-  const ids = rows.ids[m]!;
-  const vals = rows.vals[m]!;
-  for (let i = 0; i < ids.length; i++) {
-    const v = vals[i];
-    if (ids[i]! >= first && ids[i]! <= last && v !== null && v !== undefined && Number.isFinite(v)) into.push(v);
-  }
+  forEachModelValue(rows, model, (id, v) => {
+    if (id >= first && id <= last && v !== null && Number.isFinite(v)) into.push(v);
+  });
 }
 
 export function warmingReturnLevels(warming: WarmingPlan, byScenario: RowsByScenario, r: ReturnLevelRequest & { relativeTo?: Baseline; timeAggregation: TimeAggregation }): ReturnLevelRows {
