@@ -9,6 +9,7 @@ import { INDICATORS } from '../src/indicators/metadata.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
+import { npPercentile } from './support/percentile.js';
 
 /**
  * relative_to / change and the multi-year aggregations (decadal, window), checked against a
@@ -84,13 +85,6 @@ function modelValues(dataset: string, scenario: string, name: string, model: str
 }
 
 // ---- the independent computation ----
-
-function npPercentile(sorted: number[], q: number): number {
-  const idx = (q / 100) * (sorted.length - 1);
-  const lo = Math.floor(idx);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! * (1 - (idx - lo)) + sorted[hi]! * (idx - lo);
-}
 
 function statsAcross(values: (number | null)[]): Record<string, number | null> {
   const v = values.filter((x): x is number => x !== null && Number.isFinite(x)).sort((a, b) => a - b);

@@ -9,6 +9,7 @@ import { DATASETS } from '../src/reference/fixtures.js';
 import { testApp, type TestApp } from './helpers.js';
 import { WARMING_BUILD } from './support/warmingBuild.js';
 import { tableRows, tableWindow } from './support/warmingTable.js';
+import { npPercentile } from './support/percentile.js';
 
 /**
  * Indicators at global warming levels, checked against a computation here from the per-model
@@ -68,13 +69,6 @@ function modelValues(place: Place, dataset: string, scenario: string, name: stri
 }
 
 // ---- the independent computation ----
-
-function npPercentile(sorted: number[], q: number): number {
-  const idx = (q / 100) * (sorted.length - 1);
-  const lo = Math.floor(idx);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! * (1 - (idx - lo)) + sorted[hi]! * (idx - lo);
-}
 
 function statsAcross(values: number[]): Stats {
   const v = [...values].sort((a, b) => a - b);
