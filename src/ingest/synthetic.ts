@@ -1,30 +1,15 @@
-import { INTEGER, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { CELL_PARQUET } from '../dataBuild/files.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DATE, ENUM, FLOAT, type DuckDBConnection } from '@duckdb/node-api';
+import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, runOf } from '../reference/fixtures.js';
+import { withRowSource } from '../db/rowSource.js';
 import { day360ToDayOfYear } from './netcdf/cfTime.js';
-
-/**
- * What shapes a cell's synthetic climate besides its latitude: weights in [0, 1] that the generator
- * (sql/build/synthetic_climate.sql) turns into temperature and precipitation parameters. They are
- * coarse stand-ins for geography the build has no data for (elevation, rain shadows, monsoons).
- */
-export interface CellClimate {
-  lat: number;
-  lon: number;
-  /** Continentality: 0 at the coast, 1 from 800 km inland. */
-  continentality: number;
-  /** Pacific maritime influence: 1 on the west coast, 0 from 200 km inland. */
-  westCoast: number;
-  /** Desert Southwest (Mojave and Sonoran deserts). */
-  aridity: number;
-  /** Semi-arid interior West and High Plains, east of the Cascades and the Sierra Nevada. */
-  steppe: number;
-  /** Rocky Mountains and Colorado Plateau: cooler for their elevation. */
-  highland: number;
-  /** Humid subtropical Gulf and Florida coast: a summer wet season and heavier rain. */
-  subtropic: number;
-}
+import { ensembleDays } from './ensembleDays.js';
+import { monthlyDigits } from './monthlyDigits.js';
+import { cellNorms, writeCellSummaries, type NormRow, type SummaryRange } from './summaries.js';
+import { syntheticDays, type CellClimate, type ModelDays } from './syntheticDays.js';
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
@@ -96,47 +81,69 @@ function modelRuns(dataset: string, models: string[]) {
   });
 }
 
-/** The generator's parameters for one (cell, scenario): see sql/build/synthetic_climate.sql. */
-export function syntheticParams(job: Omit<SyntheticCellJob, 'outFile'>) {
-  const c = job.climate;
-  const runs = modelRuns(job.dataset, job.models);
-  return {
+/** The models of a (cell, scenario) by name, as the files are sorted, and their days. */
+function generate(job: Omit<SyntheticCellJob, 'outFile'>) {
+  const models = [...job.models].sort();
+  const days = syntheticDays({
     seed: job.seed,
-    cell: job.cellId,
+    cellId: job.cellId,
     scenario: job.scenario,
-    y0: job.years[0],
-    y1: job.years[1],
-    models: listValue(job.models),
-    noleap: listValue(runs.filter((r) => r.calendar === 'noleap').map((r) => r.model)),
-    day360: listValue(runs.filter((r) => r.calendar === '360_day').map((r) => r.model)),
-    skip365: listValue(SKIP_365),
-    skip366: listValue(SKIP_366),
-    lat: c.lat,
-    cont: c.continentality,
-    west: c.westCoast,
-    arid: c.aridity,
-    steppe: c.steppe,
-    highland: c.highland,
-    subtropic: c.subtropic,
+    years: job.years,
+    models,
+    calendars: modelRuns(job.dataset, models).map((r) => r.calendar),
+    skip360: { 365: SKIP_365, 366: SKIP_366 },
+    climate: job.climate,
+  });
+  return { models, days: [...days] };
+}
+
+/** Writes the days of a (cell, scenario) to its Parquet file, in the order they come (by model, then date). Returns the rows written. */
+async function writeDays(conn: DuckDBConnection, models: string[], days: ModelDays[], outFile: string): Promise<number> {
+  // Each model's name is an ENUM of the cell's models, a byte a row, whose dictionary the Parquet
+  // writer takes as it is: the same string column in the file, without encoding a name on every row.
+  const source = {
+    names: ['model', 'date', 'tasmax', 'tasmin', 'pr'],
+    types: [ENUM(models), DATE, FLOAT, FLOAT, FLOAT],
+    batches: days.map((d) => [new Uint8Array(d.date.length).fill(d.model), d.date, d.tasmax, d.tasmin, d.pr]),
   };
-}
-
-/**
- * sql/build/synthetic_climate.sql with its model ENUM spelled out: the models' names (of the
- * dataset's fixtures, quoted) as the type's values.
- */
-export function syntheticSql(models: string[]): string {
-  return sqlFile('build/synthetic_climate.sql').replaceAll('{{model_enum}}', `ENUM(${models.map(sqlString).join(', ')})`);
-}
-
-/**
- * Generates and writes one (dataset, scenario, cell) Parquet file, sorted by model then date as the
- * generator produces them. Returns the number of rows written.
- */
-export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticCellJob): Promise<number> {
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
   // COPY takes no parameter for its target; the path is the build's own, not user input.
-  // The list types spelled out: an empty list (no model on a 365-day calendar) has no item type of its own.
-  const types = { models: LIST(VARCHAR), noleap: LIST(VARCHAR), day360: LIST(VARCHAR), skip365: LIST(INTEGER), skip366: LIST(INTEGER) };
-  const result = await conn.run(`COPY (${syntheticSql(job.models)}) TO ${sqlString(job.outFile)} (${CELL_PARQUET})`, syntheticParams(job), types);
+  const result = await withRowSource(conn, source, (id) => conn.run(`COPY (${sqlFile('build/synthetic_days.sql')}) TO ${sqlString(outFile)} (${CELL_PARQUET})`, { source: id }));
   return Number(result.rowsChanged);
+}
+
+/** Generates and writes one (dataset, scenario, cell) Parquet file. Returns the number of rows written. */
+export async function writeSyntheticCell(conn: DuckDBConnection, job: SyntheticCellJob): Promise<number> {
+  const { models, days } = generate(job);
+  return writeDays(conn, models, days, job.outFile);
+}
+
+export interface SyntheticCell {
+  dataDir: string;
+  seed: number;
+  dataset: string;
+  cellId: number;
+  climate: CellClimate;
+  scenarios: { scenario: string; years: [number, number]; models: string[] }[];
+}
+
+/**
+ * Generates and writes every scenario's days of one cell, and their summaries. The monthly
+ * summaries' digits and the ensemble statistics come from the days in memory (monthlyDigits.ts,
+ * ensembleDays.ts), the rest from the files; the
+ * historical scenario goes first, since every scenario's heat-wave series compare with its
+ * climatology. Returns the rows written.
+ */
+export async function writeSyntheticCellWithSummaries(conn: DuckDBConnection, cell: SyntheticCell, ranges: SummaryRange[]): Promise<number> {
+  const ref = { dataDir: cell.dataDir, dataset: cell.dataset, cellId: cell.cellId };
+  const order = (s: string) => (s === 'historical' ? 0 : 1);
+  let norms: NormRow[] | undefined;
+  let rows = 0;
+  for (const s of [...cell.scenarios].sort((a, b) => order(a.scenario) - order(b.scenario))) {
+    const { models, days } = generate({ seed: cell.seed, dataset: cell.dataset, cellId: cell.cellId, scenario: s.scenario, years: s.years, models: s.models, climate: cell.climate });
+    rows += await writeDays(conn, models, days, cellPath(cell.dataDir, 'climate', cell.dataset, s.scenario, cell.cellId));
+    norms ??= await cellNorms(conn, ref, ranges);
+    await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, norms, { digits: monthlyDigits(models, days, norms), ensemble: ensembleDays(days) });
+  }
+  return rows;
 }

@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DOUBLE, INTEGER, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
+import { withRowSource } from '../src/db/rowSource.js';
+import { cellPath } from '../src/dataBuild/files.js';
+import { heatColumn } from '../src/dataBuild/summaryFormat.js';
+import { loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
+import { cellClimate, writeSyntheticCellWithSummaries } from '../src/ingest/synthetic.js';
+import { DATASETS, HISTORIC_RANGES, runOf } from '../src/reference/fixtures.js';
+
+/**
+ * The default build computes the monthly summaries' digits and the ensemble statistics from the
+ * days it generated, in JavaScript (src/ingest/monthlyDigits.ts, ensembleDays.ts); the ingest and
+ * `make summaries` read them from the cell's file in SQL (sql/build/monthly_digits.sql,
+ * ensemble_daily.sql). Both must write the same summaries: here a cell of each dataset is built the
+ * first way, then its summaries rewritten the second way, and the files (monthly, ensemble and its
+ * JSON) compared row by row, on every calendar (standard, noleap, 360_day) and every historic range
+ * of the dataset (the heat series).
+ */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-monthly-digits-'));
+let db: Database;
+let conn: DuckDBConnection;
+
+beforeAll(async () => {
+  db = await openDuckDB({ threads: 1, memoryLimit: '1GB' });
+  conn = await db.connect();
+  await loadSummaryMacros(conn);
+});
+
+afterAll(async () => {
+  conn?.closeSync();
+  await db?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const q = <T>(sql: string) => readRows<T>(conn, sql);
+
+describe('summaries from the days in memory', () => {
+  for (const dataset of ['NEX-GDDP', 'LOCA2', 'NEX-GDDP-CMIP6']) {
+    it(`are the same as the SQL from the file writes (${dataset})`, async () => {
+      const d = DATASETS.find((x) => x.name === dataset)!;
+      // A model of each calendar the dataset has, and one more.
+      const calendars = new Map<string, string>();
+      for (const m of d.models) if (!calendars.has(runOf(d, m)!.calendar)) calendars.set(runOf(d, m)!.calendar, m);
+      const models = [...new Set([...calendars.values(), d.models[0]!])];
+      const future = Object.keys(d.years).find((s) => s !== 'historical')!;
+      const dataDir = path.join(tmp, dataset);
+      const cell = { dataDir, seed: 7, dataset, cellId: 3, climate: cellClimate(33.4, -112.1, 260) };
+      const scenarios = [
+        { scenario: future, years: [2090, 2100] as [number, number], models: models.filter((m) => runOf(d, m)!.scenarios.includes(future)) },
+        { scenario: 'historical', years: d.years.historical!, models },
+      ];
+      await writeSyntheticCellWithSummaries(conn, { ...cell, scenarios }, HISTORIC_RANGES);
+
+      for (const { scenario } of scenarios) {
+        const trees = ['monthly', 'ensemble', 'ensemble_json'] as const;
+        const files = trees.map((tree) => cellPath(dataDir, tree, dataset, scenario, cell.cellId));
+        for (const f of files) fs.copyFileSync(f, `${f}.memory`);
+        await writeCellSummaries(conn, { dataDir, dataset, scenario, cellId: cell.cellId }, HISTORIC_RANGES);
+        const years = scenarios.find((s) => s.scenario === scenario)!.years;
+        const modelCount = models.filter((m) => runOf(d, m)!.scenarios.includes(scenario)).length;
+        const days = Date.UTC(years[1] + 1, 0, 1) / 86_400_000 - Date.UTC(years[0], 0, 1) / 86_400_000;
+        const rowsOf = { monthly: modelCount * (years[1] - years[0] + 1) * 12, ensemble: days, ensemble_json: years[1] - years[0] + 1 };
+        for (const [k, tree] of trees.entries()) {
+          const [a, b] = [`read_parquet('${files[k]}.memory')`, `read_parquet('${files[k]}')`];
+          const schema = async (f: string) => (await q<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM ${f}`)).map((c) => `${c.column_name} ${c.column_type}`);
+          expect(await schema(a), tree).toEqual(await schema(b));
+          const [{ n, diff }] = (await q<{ n: number; diff: number }>(
+            `SELECT (SELECT count(*) FROM ${a})::INT n,
+                    (SELECT count(*) FROM (SELECT * FROM ${a} EXCEPT ALL SELECT * FROM ${b}))::INT
+                  + (SELECT count(*) FROM (SELECT * FROM ${b} EXCEPT ALL SELECT * FROM ${a}))::INT diff`,
+          )) as [{ n: number; diff: number }];
+          expect([tree, n, diff]).toEqual([tree, rowsOf[tree], 0]);
+        }
+        const a = `read_parquet('${files[0]}.memory')`;
+        // The comparison covers what it should: frost, dry runs and every range's heat series.
+        const ranges = rangesOfDataset(HISTORIC_RANGES, dataset);
+        const heat = ranges.map((r) => `count(${heatColumn(r.start_year)})::INT`).join(', ');
+        const [covered] = await q<Record<string, number>>(`SELECT sum(frost_days)::INT frost, count(dry)::INT dry, ${heat} FROM ${a}`);
+        expect(Object.values(covered!).every((v) => v > 0), JSON.stringify(covered)).toBe(true);
+        expect(Object.keys(covered!)).toHaveLength(2 + ranges.length);
+        // Days that no model has (Feb 29 where every model is noleap, a 360-day model's gaps alone) are NULL in both.
+        const [gaps] = await q<{ empty: number; noModel: number }>(
+          `SELECT count(*) FILTER (WHERE tasmax_avg IS NULL)::INT empty,
+                  (SELECT count(*) FROM range(DATE '${years[0]}-01-01', DATE '${years[1] + 1}-01-01', INTERVAL 1 DAY) t(d)
+                   WHERE d::DATE NOT IN (SELECT date FROM read_parquet('${cellPath(dataDir, 'climate', dataset, scenario, cell.cellId)}')))::INT noModel
+           FROM read_parquet('${files[1]}.memory')`,
+        );
+        expect(gaps!.empty).toBe(gaps!.noModel);
+      }
+    });
+  }
+});
+
+describe('rows made in JavaScript as a table (row_source)', () => {
+  const source = (batches: Iterable<(Int32Array | Float64Array)[]>) => ({ names: ['k', 'x'], types: [INTEGER, DOUBLE], batches });
+
+  it('streams every batch, across chunk boundaries, in order', async () => {
+    const big = Int32Array.from({ length: 5000 }, (_, i) => i);
+    const rows = await withRowSource(conn, source([[big, Float64Array.from(big, (v) => v / 2)], [Int32Array.of(5000), Float64Array.of(2500)]]), async (id) =>
+      q<{ n: number; ordered: boolean; sum: number }>(`SELECT count(*)::INT n, bool_and(k = r - 1) ordered, sum(x)::DOUBLE sum FROM (SELECT *, row_number() OVER () r FROM row_source(${id}))`),
+    );
+    expect(rows[0]).toEqual({ n: 5001, ordered: true, sum: (5000 * 5001) / 4 });
+  });
+
+  it('fails the query, not the process, when making the rows throws; and forgets the rows after', async () => {
+    const failing = function* () {
+      yield [Int32Array.of(1), Float64Array.of(1)];
+      throw new Error('the generator broke');
+    };
+    let lastId = 0;
+    await expect(
+      withRowSource(conn, source({ [Symbol.iterator]: failing }), (id) => {
+        lastId = id;
+        return conn.run(`SELECT count(*) FROM row_source(${id})`);
+      }),
+    ).rejects.toThrow(/the generator broke/);
+    await expect(conn.run(`SELECT count(*) FROM row_source(${lastId})`)).rejects.toThrow(/no rows registered/);
+  });
+
+  it('gives each of several connections at once its own rows', async () => {
+    const conns = await Promise.all([1, 2, 3].map(() => db.connect()));
+    try {
+      const sums = await Promise.all(
+        conns.map((c, j) => {
+          const k = Int32Array.from({ length: 10_000 }, () => j + 1);
+          return withRowSource(c, source([[k, new Float64Array(k)]]), (id) => readRows<{ s: number }>(c, `SELECT sum(k)::INT s FROM row_source(${id})`));
+        }),
+      );
+      expect(sums.map((r) => r[0]!.s)).toEqual([10_000, 20_000, 30_000]);
+    } finally {
+      for (const c of conns) c.closeSync();
+    }
+  });
+});
