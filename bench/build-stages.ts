@@ -2,8 +2,8 @@
  * `make bench-build`: where the default build's CPU time goes. Builds one cell of each dataset
  * (New York City's, every model, scenario and year the default build gives it) on one
  * single-threaded connection, as a build worker does, and times every statement by the SQL file
- * it runs (writing the generated days, monthly, ensemble, ensemble JSON; generating the days and
- * the monthly digits in JavaScript is counted with the statement that consumes them): CPU seconds (user + sys, less sensitive
+ * it runs (writing the generated days, monthly, ensemble, ensemble JSON), and the JavaScript beside
+ * them (generating the days, their monthly summaries and ensemble statistics): CPU seconds (user + sys, less sensitive
  * than wall time to other work on the machine) and microseconds per daily row. The last table
  * weighs each dataset by its cells in the default build (116 CMIP5 and 26 CMIP6 cells), which is
  * the build's CPU time less the catalog. BENCH_BUILD_RUNS (default 3) repeats it and reports medians.
@@ -27,9 +27,7 @@ const NYC = { lat: 40.625, lon: -74.125, coastKm: 5 };
 /** The SQL files of sql/build/, by the text a statement starts with. */
 const sqlDir = path.join(ROOT, 'sql', 'build');
 const stageOf = (sql: string) => {
-  // monthly_summary.sql holds one of the monthly_digits files: the statement is named for it.
-  const files = fs.readdirSync(sqlDir).sort((a, b) => Number(a.startsWith('monthly_digits')) - Number(b.startsWith('monthly_digits')) || a.localeCompare(b));
-  for (const f of files) if (sql.includes(fs.readFileSync(path.join(sqlDir, f), 'utf8').split('\n')[0]!)) return f.replace(/\.sql$/, '');
+  for (const f of fs.readdirSync(sqlDir)) if (sql.includes(fs.readFileSync(path.join(sqlDir, f), 'utf8').split('\n')[0]!)) return f.replace(/\.sql$/, '');
   return 'other';
 };
 

@@ -12,15 +12,15 @@ import { cellClimate, writeSyntheticCellWithSummaries } from '../src/ingest/synt
 import { DATASETS, HISTORIC_RANGES, runOf } from '../src/reference/fixtures.js';
 
 /**
- * The default build computes the monthly summaries' digits and the ensemble statistics from the
- * days it generated, in JavaScript (src/ingest/monthlyDigits.ts, ensembleDays.ts); the ingest and
- * `make summaries` read them from the cell's file in SQL (sql/build/monthly_digits.sql,
+ * The default build computes the monthly summaries and the ensemble statistics from the
+ * days it generated, in JavaScript (src/ingest/monthlySummaries.ts, ensembleDays.ts); the ingest and
+ * `make summaries` read them from the cell's file in SQL (sql/build/monthly_summary.sql,
  * ensemble_daily.sql). Both must write the same summaries: here a cell of each dataset is built the
  * first way, then its summaries rewritten the second way, and the files (monthly, ensemble and its
  * JSON) compared row by row, on every calendar (standard, noleap, 360_day) and every historic range
  * of the dataset (the heat series).
  */
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-monthly-digits-'));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-summaries-from-memory-'));
 let db: Database;
 let conn: DuckDBConnection;
 

@@ -2,20 +2,46 @@
 -- indicator templates need for yearly, quarterly and monthly periods (see month_rows and
 -- period_runs in sql/indicators/macros.sql, which must be loaded first). Every expression is the
 -- one the templates apply to the days, so both paths give identical answers.
--- The month's digits (below) come from the cell's file (monthly_digits.sql) or from the days the
--- build holds in memory (monthly_digits_given.sql): src/ingest/summaries.ts puts in one of them.
+-- $file: the cell's daily Parquet; $norms: the daily climatology of each historic range for the
+-- heat-wave series (sql/build/historic_norms.sql: STRUCT(slot INTEGER, n1 DOUBLE, n2 DOUBLE,
+-- n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; an empty list when the cell has no historical data:
+-- heat is then NULL).
 --
 -- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
 -- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
 -- instead the flags are summed as base-4 digits at their day of the month (flag_digit), an
 -- aggregate without a sort, and their run summaries are read from the digits' bits
 -- (run_summary_bits and the steps before it).
+-- The heat series of the ranges are columns n1..n4 and h1..h4, one pass over the days: joining
+-- the days with one row per range and grouping again cost a quarter of the summaries.
 --
 -- A block of lines holding @ is written once for each run series, @ replaced by the series (dry,
 -- h1, h2, ...: forEachSeries in src/ingest/summaries.ts), every line of the copies one or more
 -- select items, separated by commas (so no line of a block ends with one).
-WITH digits AS (
-{{digits}}
+WITH days AS (
+  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
+         (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr
+  FROM read_parquet($file)
+),
+norms AS (
+  SELECT unnest($norms, recursive := true)
+),
+-- Per month, the flags of each series as digit sums (bit_or: the days' digits have bits of their own,
+-- and it stays a BIGINT where sum widens to HUGEINT); a day without a norm for a range has no heat
+-- flag for that range and is left out of its series, as the templates' join does.
+digits AS (
+  SELECT model, year, month,
+         count(*) FILTER (WHERE tasmin <= 273.15) AS frost_days,
+         max(tasmax) AS max_tasmax,
+         min(tasmin) AS min_tasmin,
+         coalesce(bit_or(flag_digit(place, pr = 0)), 0) AS dry,
+         coalesce(bit_or(flag_digit(place, NOT (pr > 0))), 0) AS not_wet,
+         nullif(bit_or(flag_digit(place, tasmax > n1 + 5)), 0) AS h1,
+         nullif(bit_or(flag_digit(place, tasmax > n2 + 5)), 0) AS h2,
+         nullif(bit_or(flag_digit(place, tasmax > n3 + 5)), 0) AS h3,
+         nullif(bit_or(flag_digit(place, tasmax > n4 + 5)), 0) AS h4
+  FROM days LEFT JOIN norms USING (slot)
+  GROUP BY ALL
 ),
 -- Each run series' true and false days as bits (its first gap closed), and where its windows of 2,
 -- 4, 8 and 16 true days start.

@@ -66,21 +66,21 @@ export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'sce
  * scenario of a cell whose historical file changed. Each file is written beside its target and
  * renamed over it, so readers see the old or the new. The database must have the indicator macros
  * loaded (loadSummaryMacros), once: concurrent CREATE OR REPLACE MACRO from several connections conflict.
- * `given`: the monthly digits and the ensemble statistics of the file's days when the caller has
- * them in memory (the build: monthlyDigits.ts, ensembleDays.ts), instead of reading the file for them.
+ * `given`: the monthly summaries and the ensemble statistics of the file's days when the caller has
+ * them in memory (the build: monthlySummaries.ts, ensembleDays.ts), instead of reading the file for them.
  */
 export async function writeCellSummaries(
   conn: DuckDBConnection,
   cell: CellRef,
   allRanges: SummaryRange[],
   norms?: NormRow[],
-  given?: { digits: RowSource; ensemble: RowSource },
+  given?: { monthly: RowSource; ensemble: RowSource },
 ) {
   const historicRanges = rangesOfCell(allRanges, cell.dataset);
   const file = cellPath(cell.dataDir, 'climate', cell.dataset, cell.scenario, cell.cellId);
   const monthly = cellPath(cell.dataDir, 'monthly', cell.dataset, cell.scenario, cell.cellId);
   if (given) {
-    await withRowSource(conn, given.digits, (id) => copyAtomically(conn, monthlySummarySql(historicRanges, 'build/monthly_digits_given.sql'), monthly, { digits: id }));
+    await withRowSource(conn, given.monthly, (id) => copyAtomically(conn, monthlySummarySql(historicRanges, true), monthly, { summaries: id }));
   } else {
     const normRows = norms ?? (await cellNorms(conn, cell, allRanges));
     const normsValue = listValue(normRows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
@@ -93,15 +93,14 @@ export async function writeCellSummaries(
 }
 
 /**
- * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog),
- * its lines holding @ written once per run series (dry and a heat series per range), and its
- * digits from `digits` (a file of sql/).
+ * sql/build/monthly_summary.sql with its heat columns named for the ranges (integers of the catalog)
+ * and its lines holding @ written once per run series (dry and a heat series per range); or, with
+ * `given`, monthly_summary_given.sql, whose lines holding @ are the heat series'.
  */
-export function monthlySummarySql(ranges: SummaryRange[], digits = 'build/monthly_digits.sql'): string {
-  const series = ['dry', ...ranges.map((_, i) => `h${i + 1}`)];
-  return forEachSeries(sqlFile('build/monthly_summary.sql'), series)
-    .replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''))
-    .replace('{{digits}}', sqlFile(digits));
+export function monthlySummarySql(ranges: SummaryRange[], given = false): string {
+  const heat = ranges.map((_, i) => `h${i + 1}`);
+  const sql = given ? forEachSeries(sqlFile('build/monthly_summary_given.sql'), heat) : forEachSeries(sqlFile('build/monthly_summary.sql'), ['dry', ...heat]);
+  return sql.replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
 }
 
 /** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */

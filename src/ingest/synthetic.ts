@@ -7,7 +7,7 @@ import { DATASETS, runOf } from '../reference/fixtures.js';
 import { withRowSource } from '../db/rowSource.js';
 import { day360ToDayOfYear } from './netcdf/cfTime.js';
 import { ensembleDays } from './ensembleDays.js';
-import { monthlyDigits } from './monthlyDigits.js';
+import { monthlySummaries } from './monthlySummaries.js';
 import { cellNorms, writeCellSummaries, type NormRow, type SummaryRange } from './summaries.js';
 import { syntheticDays, type CellClimate, type ModelDays } from './syntheticDays.js';
 
@@ -129,8 +129,8 @@ export interface SyntheticCell {
 
 /**
  * Generates and writes every scenario's days of one cell, and their summaries. The monthly
- * summaries' digits and the ensemble statistics come from the days in memory (monthlyDigits.ts,
- * ensembleDays.ts), the rest from the files; the
+ * summaries and the ensemble statistics come from the days in memory (monthlySummaries.ts,
+ * ensembleDays.ts), the ensemble's JSON from its file; the
  * historical scenario goes first, since every scenario's heat-wave series compare with its
  * climatology. Returns the rows written.
  */
@@ -143,7 +143,7 @@ export async function writeSyntheticCellWithSummaries(conn: DuckDBConnection, ce
     const { models, days } = generate({ seed: cell.seed, dataset: cell.dataset, cellId: cell.cellId, scenario: s.scenario, years: s.years, models: s.models, climate: cell.climate });
     rows += await writeDays(conn, models, days, cellPath(cell.dataDir, 'climate', cell.dataset, s.scenario, cell.cellId));
     norms ??= await cellNorms(conn, ref, ranges);
-    await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, norms, { digits: monthlyDigits(models, days, norms), ensemble: ensembleDays(days) });
+    await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, norms, { monthly: monthlySummaries(models, days, norms), ensemble: ensembleDays(days) });
   }
   return rows;
 }

@@ -1,0 +1,17 @@
+-- The monthly summaries of one map cell and scenario (monthly_summary.sql) from the run summaries
+-- the build computed from the days it holds in memory (src/ingest/monthlySummaries.ts): the same
+-- columns and types. Each run series comes as its fields (dry_n, dry_head, ...), a heat series with
+-- n = 0 in a month without any flag of it (NULL in monthly_summary.sql). $summaries: the rows' id
+-- (src/db/rowSource.ts).
+-- A block of lines holding @ is written once per heat series (h1, h2, ...: forEachSeries in
+-- src/ingest/summaries.ts); DuckDB takes the comma the last series leaves before FROM.
+WITH m AS (
+  SELECT model, year, month, frost_days::BIGINT AS frost_days, max_tasmax, min_tasmin,
+         {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
+         {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
+         CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
+  FROM row_source($summaries::INTEGER)
+)
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry, not_wet{{heat_columns}}
+FROM m
+ORDER BY model, year, month
