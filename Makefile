@@ -93,11 +93,11 @@ bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
 ingest: setup
-	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
 ingest-enqueue: $(STAMP)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
 ingest-worker: $(STAMP)
 	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" $(TSX) src/cli/ingestWorker.ts

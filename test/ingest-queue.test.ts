@@ -193,7 +193,7 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     const st = await status(job);
     expect(st.out).toContain(`job ${job} (NEX-GDDP-CMIP6): published`);
     expect(st.out).toMatch(/map \(read and stage each file\): 4\/4 done; [\d,]+ values decoded \([\d,]+\/s\)/);
-    expect(st.out).toMatch(/reduce \(write each batch of cells\): (\d+)\/\1 done/);
+    expect(st.out).toMatch(/reduce \(write each range of cells\): (\d+)\/\1 done/);
     expect(st.out).toContain('slowest tasks:');
     expect(st.code).toBe(0);
     const published = fs.realpathSync(current);
