@@ -306,6 +306,19 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     expect(await expectSameServed(queued, 'NEX-GDDP-CMIP6', BOX, [{ model: 'CanESM5', year: 2052, variable: 'tasmax' }])).toBeGreaterThan(5);
   }, 600_000);
 
+  it('refuses a RANGE_CELLS that is not a whole number of cells, saying what it takes', async () => {
+    for (const bad of ['0', '-5', '2.5', 'many']) {
+      const run = await new Promise<{ code: number; err: string }>((resolve) => {
+        execFile(TSX, ['src/cli/ingestEnqueue.ts', '--dataset=NEX-GDDP-CMIP6', `--src=${files.access}`, `--range-cells=${bad}`], {
+          cwd: ROOT,
+          env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current },
+        }, (e, _out, stderr) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, err: stderr }));
+      });
+      expect(run.code, bad).toBe(2);
+      expect(run.err).toContain(`RANGE_CELLS takes a whole number of cells, 1 or more (the default is 512); got '${bad}'`);
+    }
+  }, 120_000);
+
   it('a corrupt file fails its task 3 times and stops the job naming it; nothing is published', async () => {
     const before = fs.realpathSync(current);
     const dir = path.join(tmpRoot, 'corrupt');
