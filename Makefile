@@ -30,7 +30,7 @@ help:
 	@echo "make bench-catalog - start-up, RSS, lat/lon lookups and reload with 2,000 to 200,000 map cells with data (BENCH_CATALOG_SIZES)"
 	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
-	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink); prints the job id"
+	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] [RANGE_CELLS=512] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink; one reduce task per RANGE_CELLS target cells); prints the job id"
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
 	@echo "make bench-queue - the queued ingest with 1 and 2 workers on full-size scale-model files (BENCH_QUEUE_RUNS=3)"
@@ -93,11 +93,11 @@ bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
 ingest: setup
-	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
 ingest-enqueue: $(STAMP)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)"
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
 ingest-worker: $(STAMP)
 	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" $(TSX) src/cli/ingestWorker.ts

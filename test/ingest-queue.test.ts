@@ -9,7 +9,7 @@ import { planArchive, writeArchive, type ArchiveRequest } from '../scripts/archi
 import { ROOT } from '../src/config.js';
 import { boxCells, type Bbox } from '../src/ingest/netcdf/cellSelection.js';
 import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
-import { connectionOf, QUEUE_NAME } from '../src/ingest/queue/ingestQueue.js';
+import { connectionOf, QUEUE_NAME, type MapResult, type ReduceResult } from '../src/ingest/queue/ingestQueue.js';
 import { cellCentre, GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';
 import { copyOfTestData, get, NYC, THROTTLE } from './ingest-support.js';
@@ -21,8 +21,9 @@ import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
  * by two workers, one of them killed mid-task and started again, gives the same served values as a
  * single-process ingest of the same files (a gregorian, a 365_day and a 360_day model; LOCA2's
  * 30-year file, with Redis killed and restarted mid-job); the new build is published by repointing
- * DATA_DIR and a running server takes it on SIGHUP without a failed request; a corrupt file stops
- * its job, naming the file.
+ * DATA_DIR and a running server takes it on SIGHUP without a failed request; each reduce task reads
+ * only its range's staged parts, every staged byte once; a publish removes the builds older than the
+ * one it replaces; a corrupt file stops its job, naming the file.
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ingest-queue-'));
 const FILES_BOX: Bbox = [-64.5, 44.0, -62.5, 45.5];
@@ -105,8 +106,8 @@ function startWorker(): WorkerProcess {
   return { child, lines, exited };
 }
 
-async function enqueue(dataset: string, src: string[], bbox: Bbox): Promise<string> {
-  const { stdout } = await promisify(execFile)(TSX, ['src/cli/ingestEnqueue.ts', `--dataset=${dataset}`, `--src=${src.join(',')}`, `--bbox=${bbox.join(',')}`, '--points='], {
+async function enqueue(dataset: string, src: string[], bbox: Bbox, rangeCells = ''): Promise<string> {
+  const { stdout } = await promisify(execFile)(TSX, ['src/cli/ingestEnqueue.ts', `--dataset=${dataset}`, `--src=${src.join(',')}`, `--bbox=${bbox.join(',')}`, '--points=', `--range-cells=${rangeCells}`], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current },
   });
@@ -177,7 +178,8 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     const { base: url, token, readyId } = await serve();
     expect(await readyId()).toBe(buildId(base));
 
-    const job = await enqueue('NEX-GDDP-CMIP6', [files.access!, files.accessPr!, files.canesm!, files.ukesm!], BOX);
+    // Ranges of 4 target cells: the box's cells fall in several reduce tasks.
+    const job = await enqueue('NEX-GDDP-CMIP6', [files.access!, files.accessPr!, files.canesm!, files.ukesm!], BOX, '4');
     expect((await status(job)).code).toBe(3);
     const a = startWorker();
     const b = startWorker();
@@ -193,12 +195,25 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     const st = await status(job);
     expect(st.out).toContain(`job ${job} (NEX-GDDP-CMIP6): published`);
     expect(st.out).toMatch(/map \(read and stage each file\): 4\/4 done; [\d,]+ values decoded \([\d,]+\/s\)/);
-    expect(st.out).toMatch(/reduce \(write each batch of cells\): (\d+)\/\1 done/);
+    expect(st.out).toMatch(/reduce \(write each range of cells\): (\d+)\/\1 done/);
     expect(st.out).toContain('slowest tasks:');
     expect(st.code).toBe(0);
     const published = fs.realpathSync(current);
     expect(published).not.toBe(base);
     expect(buildId(published)).not.toBe(buildId(base));
+
+    // The shuffle: each reduce task read its own range's parts (one per file) and nothing else, so
+    // that the reduce stage read every byte the map stage staged exactly once (before, every reduce
+    // task read every staged file's cell index).
+    const results = Object.values(await (await queue.getJob(job))!.getChildrenValues<MapResult | ReduceResult>());
+    const maps = results.filter((r): r is MapResult => r.kind === 'map');
+    const reduces = results.filter((r): r is ReduceResult => r.kind === 'reduce');
+    expect(maps).toHaveLength(4);
+    expect(reduces.filter((r) => r.cells > 0).length).toBeGreaterThanOrEqual(3);
+    for (const r of reduces) expect(r.parts).toBe(4);
+    const staged = maps.reduce((n, r) => n + r.stagedBytes, 0);
+    expect(staged).toBeGreaterThan(0);
+    expect(reduces.reduce((n, r) => n + r.stagedBytesRead, 0)).toBe(staged);
 
     // The running server swaps the new build in on SIGHUP while clients keep asking.
     const answers: number[] = [];
@@ -249,15 +264,27 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
 
   it('LOCA2\'s 30-year file, with a worker killed mid-task and Redis killed and restarted mid-job: the single-process values', async () => {
     const before = fs.realpathSync(current);
+    // Beside the served build: one served before the previous one (to be removed at publish), and
+    // the build of a job that has not published (kept).
+    const builds = path.dirname(before);
+    const older = path.join(builds, 'build-older');
+    fs.mkdirSync(path.join(older, 'catalog'), { recursive: true });
+    fs.writeFileSync(path.join(older, 'manifest.json'), '{}');
+    const unfinished = path.join(builds, 'build-ingest-unfinished');
+    fs.mkdirSync(unfinished);
+    fs.mkdirSync(path.join(tmpRoot, 'ingest-jobs', 'ingest-unfinished'), { recursive: true });
+    fs.writeFileSync(path.join(tmpRoot, 'ingest-jobs', 'ingest-unfinished', 'plan.json'), '{}');
     const job = await enqueue('LOCA2', [files.loca2!], LOCA2_BOX);
+    // One worker first, killed in its first task (the map of the 30-year file: with a second worker
+    // beside it, it could be left only a range of no value, done before it is caught).
     const a = startWorker();
-    const b = startWorker();
     await killMidTask(a);
     // Redis goes away while the job is under way (its append-only file keeps the queue), then comes back.
     expect(await (await queue.getJob(job))!.getState()).not.toBe('completed');
     await redis.stop();
     await new Promise((r) => setTimeout(r, 1500));
     await redis.start();
+    const b = startWorker();
     const again = startWorker();
     expect(await b.exited).toBe(0);
     expect(await again.exited).toBe(0);
@@ -266,6 +293,11 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     expect(st.code).toBe(0);
     const published = fs.realpathSync(current);
     expect(published).not.toBe(before);
+    // The publish removed the build older than the previous one, and said so; the previous build
+    // (servers not reloaded yet serve it), the first one (not a build-* folder) and the unfinished job's stay.
+    expect(fs.existsSync(older)).toBe(false);
+    expect([...b.lines, ...again.lines].some((l) => l.includes(`removed ${older}, a build older than the one served before (${before})`))).toBe(true);
+    for (const kept of [before, published, unfinished, path.join(builds, 'base')]) expect(fs.existsSync(kept), kept).toBe(true);
     const queued = await testApp(THROTTLE, published);
     let land = 0;
     for (const year of [2015, 2030, 2044]) land += await expectSameServed(queued, 'LOCA2', LOCA2_BOX, [{ model: 'ACCESS-CM2', year, variable: 'tasmax' }]);
@@ -273,6 +305,19 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     // The NEX-GDDP-CMIP6 cells of the first job are still there: each job adds to the build it started from.
     expect(await expectSameServed(queued, 'NEX-GDDP-CMIP6', BOX, [{ model: 'CanESM5', year: 2052, variable: 'tasmax' }])).toBeGreaterThan(5);
   }, 600_000);
+
+  it('refuses a RANGE_CELLS that is not a whole number of cells, saying what it takes', async () => {
+    for (const bad of ['0', '-5', '2.5', 'many']) {
+      const run = await new Promise<{ code: number; err: string }>((resolve) => {
+        execFile(TSX, ['src/cli/ingestEnqueue.ts', '--dataset=NEX-GDDP-CMIP6', `--src=${files.access}`, `--range-cells=${bad}`], {
+          cwd: ROOT,
+          env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current },
+        }, (e, _out, stderr) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, err: stderr }));
+      });
+      expect(run.code, bad).toBe(2);
+      expect(run.err).toContain(`RANGE_CELLS takes a whole number of cells, 1 or more (the default is 512); got '${bad}'`);
+    }
+  }, 120_000);
 
   it('a corrupt file fails its task 3 times and stops the job naming it; nothing is published', async () => {
     const before = fs.realpathSync(current);

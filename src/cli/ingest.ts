@@ -13,7 +13,7 @@ import { readIngestArgs } from './ingestArgs.js';
 const USAGE = `Usage: make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<NetCDF file or folder> [POINTS="lat,lon;lat,lon"] [BBOX=west,south,east,north] [DATA_DIR=data/build]
    or: node dist/cli/ingest.js --dataset NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 --src <file or folder>[,<file or folder>] [--points="lat,lon;lat,lon"] [--bbox=west,south,east,north]`;
 
-const { dataset, sources, dataDir, points, bbox } = readIngestArgs(USAGE);
+const { dataset, sources, dataDir, points, bbox, rangeCells } = readIngestArgs(USAGE);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -22,7 +22,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-ingestNetcdf({ dataDir, dataset, sources, points, ...(bbox ? { bbox } : {}) }).then(
+ingestNetcdf({ dataDir, dataset, sources, points, ...(bbox ? { bbox } : {}), ...(rangeCells ? { rangeCells } : {}) }).then(
   () => process.exit(0),
   (err: unknown) => {
     console.error(`\nThe ingest failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -13,6 +13,7 @@ import { Hdf5File } from './hdf5File.js';
 import { IngestError } from './ingestError.js';
 import { Netcdf3File } from './netcdf3File.js';
 import { StagedWriter, type SourceKey, type StagedMeta } from './stagedFile.js';
+import { rangeCount, rangeOf } from './cellRanges.js';
 
 export interface ExtractContext {
   dataset: string;
@@ -26,6 +27,8 @@ export interface ExtractContext {
   runs: ModelRun[];
   /** Cell ids to extract, ascending. */
   cells: ArrayLike<number>;
+  /** Target cells per range of the shuffle (cellRanges.ts): a file is staged as one part per range. */
+  rangeCells: number;
   /** Memory for one time block of a file's values (bytes): a larger file is staged block by block. */
   blockBytes?: number;
 }
@@ -59,9 +62,11 @@ function coordinate(f: GridFile, dim: string, names: string[], length: number): 
 
 /**
  * The map step of the ingest for one file: reads the target cells' values, chunk by chunk, and
- * stages them in `staged` (written under a temporary name, then renamed). Errors name the file.
+ * stages them as one part per range of the target cells, at `partPath(range)` (each written under
+ * a temporary name, then renamed; every range gets a part, empty where the file has none of its
+ * cells, so that the reduce of a range finds every file's). Errors name the file.
  */
-export async function stageFile(file: string, key: SourceKey, staged: string, ctx: ExtractContext): Promise<StagedResult> {
+export async function stageFile(file: string, key: SourceKey, partPath: (range: number) => string, ctx: ExtractContext): Promise<StagedResult> {
   const fail = (problem: string): never => {
     throw new IngestError(`${file}: ${problem}`);
   };
@@ -80,7 +85,7 @@ export async function stageFile(file: string, key: SourceKey, staged: string, ct
     const t0 = performance.now();
     const reading = extractFrom(f, file, ctx, fail);
     const metadata = (performance.now() - t0) / 1000 + opened;
-    const out = readInto(f, reading, key, staged, ctx);
+    const out = readInto(f, reading, key, partPath, ctx);
     out.seconds.metadata = metadata;
     return out;
   } catch (err) {
@@ -91,8 +96,11 @@ export async function stageFile(file: string, key: SourceKey, staged: string, ct
   }
 }
 
-/** A staged file's description, and where the time went (wall seconds). */
-export type StagedResult = StagedMeta & {
+/** A staged file's description (its parts share it), and where the time went (wall seconds). */
+export type StagedResult = Omit<StagedMeta, 'blocks' | 'cellCount' | 'cellsOffset' | 'emptyCount'> & {
+  /** Parts written, and their bytes. */
+  parts: number;
+  stagedBytes: number;
   /** Inside the block reads of NetCDF-4 chunks read natively. */
   decode: DecodeTimes;
   seconds: {
@@ -119,14 +127,18 @@ interface FileReading {
   decoder: ValueDecoder;
   /** Target cells in the file's grid, by ascending cell id. */
   targets: CellTarget[];
+  /** The range of the shuffle each target belongs to (ascending with the targets). */
+  ranges: Int32Array;
+  /** Ranges in all (of the ingest's target cells, not only this file's). */
+  rangeCount: number;
 }
 
 /**
  * Reads the targets' values a time block at a time (as many days as fit in ctx.blockBytes, whole
- * time chunks) and stages them. Each block reads every group of cells over its days, so each
- * chunk is decoded once.
+ * time chunks) and stages them, one part per range. Each block reads every group of cells over its
+ * days, so each chunk is decoded once.
  */
-function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, ctx: ExtractContext): StagedResult {
+function readInto(f: GridFile, r: FileReading, key: SourceKey, partPath: (range: number) => string, ctx: ExtractContext): StagedResult {
   const seconds = { metadata: 0, blocks: 0, cells: 0, write: 0 };
   let clock = performance.now();
   const lap = (step: keyof typeof seconds) => {
@@ -144,7 +156,13 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
   const hasData = new Uint8Array(n);
   const decode = r.decoder.decode;
   let valuesDecoded = 0;
-  const writer = new StagedWriter(staged);
+  // Each range's targets are consecutive: [bounds[q], bounds[q + 1]).
+  const bounds = new Int32Array(r.rangeCount + 1);
+  for (let q = 0, k = 0; q <= r.rangeCount; q++) {
+    while (k < n && r.ranges[k]! < q) k++;
+    bounds[q] = k;
+  }
+  const writers = Array.from({ length: r.rangeCount }, (_, q) => new StagedWriter(partPath(q)));
   let single: Float32Array | undefined;
   try {
     for (let t0 = 0; t0 < nt; t0 += blockDays) {
@@ -181,23 +199,10 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
       }
       lap('cells');
       if (bd === nt) single = values;
-      else writer.block(t0, t1, values);
+      else writers.forEach((w, q) => w.block(t0, t1, values.subarray(bounds[q]! * bd, bounds[q + 1]! * bd)));
       lap('write');
     }
     const cellIds = Int32Array.from(r.targets, (c) => c.cellId);
-    let cells = cellIds;
-    let flags = hasData;
-    let emptyCells = new Int32Array(0);
-    if (single || nt === 0) {
-      // One block: only the cells with values are kept; the others are listed.
-      const keep = [...hasData.keys()].filter((k) => hasData[k]);
-      cells = Int32Array.from(keep, (k) => cellIds[k]!);
-      emptyCells = cellIds.filter((_, k) => !hasData[k]);
-      flags = new Uint8Array(keep.length).fill(1);
-      const kept = new Float32Array(keep.length * nt);
-      keep.forEach((k, m) => kept.set(single!.subarray(k * nt, (k + 1) * nt), m * nt));
-      writer.block(0, nt, kept);
-    }
     const empty = hasData.reduce((a, b) => a + (b ? 0 : 1), 0);
     const decodedChunks = f instanceof Hdf5File && f.valueReader === 'native' ? f.decodeTimes().chunks : 0;
     const meta = {
@@ -215,11 +220,27 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, staged: string, c
       valuesDecoded: decodedChunks > 0 ? decodedChunks * r.v.chunks!.reduce((a, b) => a * b, 1) : valuesDecoded,
       reader: f instanceof Hdf5File ? f.valueReader : 'netcdf3',
     };
-    writer.finish(cells, flags, emptyCells, meta);
+    let stagedBytes = 0;
+    writers.forEach((w, q) => {
+      const [k0, k1] = [bounds[q]!, bounds[q + 1]!];
+      const ids = cellIds.subarray(k0, k1);
+      if (single || nt === 0) {
+        // One block: only the cells with values are kept; the others are listed.
+        const keep: number[] = [];
+        for (let k = k0; k < k1; k++) if (hasData[k]) keep.push(k);
+        const kept = new Float32Array(keep.length * nt);
+        keep.forEach((k, m) => kept.set(single!.subarray(k * nt, (k + 1) * nt), m * nt));
+        w.block(0, nt, kept);
+        w.finish(Int32Array.from(keep, (k) => cellIds[k]!), new Uint8Array(keep.length).fill(1), ids.filter((_, m) => !hasData[k0 + m]), meta);
+      } else {
+        w.finish(ids, hasData.subarray(k0, k1), new Int32Array(0), meta);
+      }
+      stagedBytes += fs.statSync(w.path).size;
+    });
     lap('write');
-    return { ...meta, blocks: [], cellCount: cells.length, cellsOffset: 0, emptyCount: emptyCells.length, decode: f instanceof Hdf5File ? f.decodeTimes() : newDecodeTimes(), seconds };
+    return { ...meta, parts: writers.length, stagedBytes, decode: f instanceof Hdf5File ? f.decodeTimes() : newDecodeTimes(), seconds };
   } catch (err) {
-    writer.abort();
+    for (const w of writers) w.abort();
     throw err;
   }
 }
@@ -291,13 +312,17 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   const rows = placeAxis(f.readAll(latVar), 'lat', ctx.grid);
   const cols = placeAxis(f.readAll(lonVar), 'lon', ctx.grid);
   const targets: CellTarget[] = [];
+  const ranges: number[] = [];
   for (let k = 0; k < ctx.cells.length; k++) {
     const cellId = ctx.cells[k]!;
     const i = rows.get(Math.floor(cellId / ctx.grid.cols));
     const j = cols.get(cellId % ctx.grid.cols);
-    if (i !== undefined && j !== undefined) targets.push({ cellId, i, j });
+    if (i !== undefined && j !== undefined) {
+      targets.push({ cellId, i, j });
+      ranges.push(rangeOf(k, ctx.rangeCells));
+    }
   }
 
   const decoder = valueDecoder(variable, v.attrs);
-  return { format: f.format, variable, model, scenario, calendar, days, v, decoder, targets };
+  return { format: f.format, variable, model, scenario, calendar, days, v, decoder, targets, ranges: Int32Array.from(ranges), rangeCount: rangeCount(ctx.cells.length, ctx.rangeCells) };
 }

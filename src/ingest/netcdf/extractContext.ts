@@ -3,7 +3,7 @@ import { GRIDS } from '../../reference/grids.js';
 import type { ExtractContext } from './extract.js';
 
 /** What the map step needs to read a file of the plan. */
-export function extractContext(plan: { dataset: string; models: string[]; cells: Int32Array }, blockBytes?: number): ExtractContext {
+export function extractContext(plan: { dataset: string; models: string[]; cells: Int32Array; rangeCells: number }, blockBytes?: number): ExtractContext {
   const grid = GRIDS[plan.dataset]!;
   const fixture = DATASETS.find((d) => d.name === plan.dataset)!;
   return {
@@ -15,6 +15,7 @@ export function extractContext(plan: { dataset: string; models: string[]; cells:
     generation: fixture.generation,
     runs: fixture.runs,
     cells: plan.cells,
+    rangeCells: plan.rangeCells,
     ...(blockBytes ? { blockBytes } : {}),
   };
 }

@@ -19,8 +19,9 @@ import { stageFile, type StagedResult } from './extract.js';
 import { extractContext } from './extractContext.js';
 import { selectFiles, type SkippedFile } from './fileSelection.js';
 import { IngestError } from './ingestError.js';
-import { Reducer, type InvertedDays } from './reduce.js';
-import { StagedFile, type SourceKey } from './stagedFile.js';
+import { cellsWithData as cellsWithValues, Reducer, type InvertedDays } from './reduce.js';
+import { openParts, StagedFile, type SourceKey } from './stagedFile.js';
+import { DEFAULT_RANGE_CELLS, rangeCount } from './cellRanges.js';
 import { StagingDir } from './stagingDir.js';
 import { historicRanges } from '../summaries.js';
 import { isAlive } from '../buildFolder.js';
@@ -36,6 +37,8 @@ export interface IngestOptions {
   points?: { lat: number; lon: number }[];
   /** Every cell holding a point of this box is ingested too (those without any value are skipped and counted). */
   bbox?: Bbox;
+  /** Target cells per range of the shuffle (cellRanges.ts; default DEFAULT_RANGE_CELLS). */
+  rangeCells?: number;
   /** Memory for one time block of a file's values while it is read (bytes; default 256 MB). */
   blockBytes?: number;
   /** Progress lines (default: stderr). */
@@ -172,6 +175,8 @@ export interface IngestPlan {
   cells: Int32Array;
   /** Names the target cells in staged file names. */
   cellsKey: string;
+  /** Target cells per range of the shuffle (cellRanges.ts): the unit of the reduce. */
+  rangeCells: number;
   cityCells: number[];
   pointCells: number[];
   boxCells: Int32Array;
@@ -183,7 +188,7 @@ export interface IngestPlan {
  */
 export async function planIngest(
   conn: DuckDBConnection,
-  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox'>,
+  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells'>,
   skipped: (s: SkippedFile) => void = () => {},
 ): Promise<IngestPlan> {
   const dataDir = path.resolve(opts.dataDir);
@@ -227,6 +232,7 @@ export async function planIngest(
     models: datasetRow[0]!.models,
     cells,
     cellsKey: cellsKeyOf(cells),
+    rangeCells: opts.rangeCells ?? DEFAULT_RANGE_CELLS,
     cityCells,
     pointCells,
     boxCells: box,
@@ -280,9 +286,10 @@ export async function publishIngest(
 /**
  * Ingests NetCDF files of one dataset into a data build, in two steps:
  * - map, one file at a time: read the values of the target cells (the catalogue's cities' cells,
- *   the cells of POINTS, every cell of BBOX) and stage them (stagedFile.ts);
- * - reduce, a batch of cells at a time: merge every staged file's values of those cells into their
- *   partitions and rewrite the cells' summaries (reduce.ts);
+ *   the cells of POINTS, every cell of BBOX) and stage them, one part per range of cells
+ *   (cellRanges.ts, stagedFile.ts);
+ * - reduce, a range of cells at a time: merge every file's part of the range into the cells'
+ *   partitions (a batch at a time) and rewrite the cells' summaries (reduce.ts);
  * then marks the cells in the catalog and updates the manifest. Re-running it with the same files
  * gives the same data; a killed run leaves every partition readable and is resumed by running it
  * again (files already staged are not read again).
@@ -319,15 +326,16 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const mapTimes = { metadata: 0, blocks: 0, cells: 0, write: 0 };
     const extractStarted = Date.now();
     const extractCpu = cpuSeconds();
-    const stagedPaths = keys.map((k) => staging.stagedPath(k, cellsKey));
-    const dropped = staging.retainOnly(stagedPaths);
+    const ranges = rangeCount(plan.cells.length, plan.rangeCells);
+    const partPaths = keys.map((k) => staging.partPath(k, cellsKey, plan.rangeCells));
+    const dropped = staging.retainOnly(partPaths.flatMap((p) => Array.from({ length: ranges }, (_, r) => p(r))));
     if (dropped > 0) log(`${stamp()} dropped ${dropped} files staged by an interrupted run that this command does not include`);
     for (const [n, file] of files.entries()) {
-      if (StagedFile.open(stagedPaths[n]!)) {
+      if (openParts(Array.from({ length: ranges }, (_, r) => partPaths[n]!(r)))) {
         resumed++;
         continue;
       }
-      const x = await stageFile(file, keys[n]!, stagedPaths[n]!, ctx);
+      const x = await stageFile(file, keys[n]!, partPaths[n]!, ctx);
       bytes += keys[n]!.size;
       values += x.valuesRead;
       valuesDecoded += x.valuesDecoded;
@@ -347,58 +355,63 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const extractSeconds = (Date.now() - extractStarted) / 1000;
     const extractCpuSeconds = cpuSeconds() - extractCpu;
 
-    // 2. Reduce: each cell's partitions rebuilt once, from every staged file.
+    // 2. Reduce: a range of cells at a time, from its parts of every staged file; each cell's
+    // partitions rebuilt once.
     const reduceStarted = Date.now();
     const reduceCpu = cpuSeconds();
-    const staged = stagedPaths.map((p, n) => {
-      const f = StagedFile.open(p);
-      if (!f) throw new IngestError(`${files[n]}: its staged values (${p}) are gone or damaged; run the same command again`);
-      return f;
-    });
+    const openRange = (r: number) =>
+      partPaths.map((p, n) => {
+        const f = StagedFile.open(p(r));
+        if (!f) throw new IngestError(`${files[n]}: its staged values (${p(r)}) are gone or damaged; run the same command again`);
+        return f;
+      });
+    // A file's description is the same in each of its parts.
+    const staged = openRange(0);
     let valuesStored = 0;
+    for (const f of staged) valuesStored += (f.meta.cellsInFile - f.meta.cellsEmpty) * f.meta.days.length;
     const inFiles = new Set<number>();
-    for (const f of staged) {
-      for (let k = 0; k < f.cells.length; k++) inFiles.add(f.cells[k]!);
-      for (let k = 0; k < f.empty.length; k++) inFiles.add(f.empty[k]!);
-      valuesStored += (f.meta.cellsInFile - f.meta.cellsEmpty) * f.meta.days.length;
-    }
-    const ranges = await historicRanges(conn, dataDir);
+    const valued = new Set<number>();
+    const historic = await historicRanges(conn, dataDir);
     const reducer = await Reducer.open({
       dataDir,
       dataset: opts.dataset,
       models,
       scenarios: reduceScenarios(fixture),
-      ranges,
-      staged,
+      ranges: historic,
     });
     const withData = new Set<number>();
     let written = 0;
     let changed = 0;
     let summarised = 0;
     const reduceTimes = { rows: 0, partitions: 0, summaries: 0 };
-    let cellsWithValues: Int32Array;
     try {
-      cellsWithValues = reducer.cellsWithData();
-      const batches = reducer.batches(cellsWithValues);
-      log(`${stamp()} rebuilding the partitions and summaries of ${cellsWithValues.length} cells in ${batches.length} batches`);
+      log(`${stamp()} rebuilding the partitions and summaries of the cells with values, ${plan.rangeCells} target cells at a time (${ranges} ranges)`);
       let lastBatchLog = Date.now();
-      for (const [n, batch] of batches.entries()) {
-        const r = await reducer.reduceBatch(batch);
-        written += r.partitions;
-        changed += r.changed;
-        summarised += r.summaries;
-        for (const c of r.withData) withData.add(c);
-        for (const k of Object.keys(reduceTimes) as (keyof typeof reduceTimes)[]) reduceTimes[k] += r.seconds[k];
-        if (Date.now() - lastBatchLog > 2000 || n === batches.length - 1) {
-          lastBatchLog = Date.now();
-          log(`${stamp()} cells ${Math.min(cellsWithValues.length, (n + 1) * batches[0]!.length)}/${cellsWithValues.length}: ${written} partitions (${changed} changed), ${summarised} summaries`);
+      let cellsDone = 0;
+      for (let r = 0; r < ranges; r++) {
+        const parts = openRange(r);
+        for (const f of parts) {
+          for (let k = 0; k < f.cells.length; k++) inFiles.add(f.cells[k]!);
+          for (let k = 0; k < f.empty.length; k++) inFiles.add(f.empty[k]!);
         }
+        const res = await reducer.reduceRange(parts, (b, done, of) => {
+          written += b.partitions;
+          changed += b.changed;
+          summarised += b.summaries;
+          if (Date.now() - lastBatchLog > 2000 || (r === ranges - 1 && done === of)) {
+            lastBatchLog = Date.now();
+            log(`${stamp()} range ${r + 1}/${ranges}, cells ${cellsDone + done}: ${written} partitions (${changed} changed), ${summarised} summaries`);
+          }
+        });
+        cellsDone += res.cells;
+        for (const c of cellsWithValues(parts)) valued.add(c);
+        for (const c of res.withData) withData.add(c);
+        for (const k of Object.keys(reduceTimes) as (keyof typeof reduceTimes)[]) reduceTimes[k] += res.seconds[k];
       }
     } finally {
       await reducer.close();
     }
     const inverted = reducer.invertedDays();
-    const valued = new Set(cellsWithValues);
     const cellsSkipped = [...inFiles].filter((c) => !valued.has(c)).length;
     (opts.points ?? []).forEach((p, k) => {
       if (!withData.has(pointCells[k]!)) log(`${stamp()} warning: POINTS (${p.lat}, ${p.lon}): no file has values for its cell ${pointCells[k]}`);

@@ -35,9 +35,13 @@ export interface ReduceContext {
   /** The dataset's scenarios, historical first. */
   scenarios: string[];
   ranges: SummaryRange[];
-  /** Staged files in the ingest's file order: where two cover a value, the later wins. */
-  staged: StagedFile[];
 }
+
+/**
+ * The staged parts of one range of cells (cellRanges.ts), one per file in the ingest's file order:
+ * where two cover a value, the later wins.
+ */
+export type RangeParts = StagedFile[];
 
 export interface BatchResult {
   /** Partitions with rows after the batch. */
@@ -49,6 +53,15 @@ export interface BatchResult {
   summaries: number;
   /** Wall seconds of each step: reading the staged values and merging them into rows for DuckDB, writing the partitions, the summaries. */
   seconds: { rows: number; partitions: number; summaries: number };
+}
+
+export interface RangeResult extends BatchResult {
+  /** Cells of the range with a value in some part, and the batches they were reduced in. */
+  cells: number;
+  batches: number;
+  /** Parts read and their bytes read (each part whole, once). */
+  parts: number;
+  bytesRead: number;
 }
 
 /** Rows per batch of cells in work.fresh: a few hundred MB of DuckDB memory at most. */
@@ -102,14 +115,14 @@ class FreshAppender {
 }
 
 /**
- * The reduce step of the ingest: for a batch of cells, merges every staged file's values of those
- * cells per (scenario, model) (cellRows.ts), hands them to DuckDB as typed vectors, rewrites each
+ * The reduce step of the ingest: for a batch of cells of a range, merges the values of those cells
+ * in every file's part of the range per (scenario, model) (cellRows.ts), hands them to DuckDB as typed vectors, rewrites each
  * touched partition once from its previous rows and the fresh ones, then the cells' summaries.
  * The same cells reduced twice from the same staged files write the same files.
  */
 export class Reducer {
   private readonly modelIndex: Map<string, number>;
-  private readonly days: Int32Array[];
+  private readonly days = new WeakMap<StagedFile, Int32Array>();
   private readonly inverted = new Map<string, { x: Omit<InvertedDays, 'dates' | 'first_date'>; dates: Set<number>; first: number }>();
 
   private constructor(
@@ -117,7 +130,12 @@ export class Reducer {
     private readonly db: Database,
   ) {
     this.modelIndex = new Map(ctx.models.map((m, k) => [m, k]));
-    this.days = ctx.staged.map((s) => Int32Array.from(s.meta.days));
+  }
+
+  private daysOf(s: StagedFile): Int32Array {
+    let days = this.days.get(s);
+    if (!days) this.days.set(s, (days = Int32Array.from(s.meta.days)));
+    return days;
   }
 
   static async open(ctx: ReduceContext): Promise<Reducer> {
@@ -132,18 +150,11 @@ export class Reducer {
     return new Reducer(ctx, db);
   }
 
-  /** Every cell with a value in some staged file, ascending. */
-  cellsWithData(): Int32Array {
-    const seen = new Set<number>();
-    for (const s of this.ctx.staged) for (let k = 0; k < s.cells.length; k++) if (s.hasData[k]) seen.add(s.cells[k]!);
-    return Int32Array.from(seen).sort();
-  }
-
   /** Consecutive cells in batches whose fresh rows stay under BATCH_ROWS. */
-  batches(cells: Int32Array): number[][] {
+  batches(cells: Int32Array, staged: RangeParts): number[][] {
     // Rows of a cell at most: per (scenario, model), the dates from its files' first to their last.
     const spans = new Map<string, [number, number]>();
-    for (const s of this.ctx.staged) {
+    for (const s of staged) {
       const days = s.meta.days;
       if (days.length === 0) continue;
       const key = `${s.meta.scenario}\t${s.meta.model}`;
@@ -157,11 +168,37 @@ export class Reducer {
     return out;
   }
 
-  async reduceBatch(cells: number[]): Promise<BatchResult> {
+  /**
+   * Reduces every cell with data of one range, a batch at a time (the parts read once: each batch
+   * reads its cells' values); `onBatch` hears of each batch done.
+   */
+  async reduceRange(staged: RangeParts, onBatch: (r: BatchResult, done: number, of: number) => void = () => {}): Promise<RangeResult> {
+    const cells = cellsWithData(staged);
+    const batches = this.batches(cells, staged);
+    const out: RangeResult = {
+      partitions: 0, changed: 0, withData: [], summaries: 0, seconds: { rows: 0, partitions: 0, summaries: 0 },
+      cells: cells.length, batches: batches.length, parts: staged.length, bytesRead: 0,
+    };
+    let done = 0;
+    for (const batch of batches) {
+      const r = await this.reduceBatch(batch, staged);
+      done += batch.length;
+      out.partitions += r.partitions;
+      out.changed += r.changed;
+      out.summaries += r.summaries;
+      out.withData.push(...r.withData);
+      for (const k of Object.keys(out.seconds) as (keyof BatchResult['seconds'])[]) out.seconds[k] += r.seconds[k];
+      onBatch(r, done, cells.length);
+    }
+    out.bytesRead = staged.reduce((n, s) => n + s.bytesRead, 0);
+    return out;
+  }
+
+  async reduceBatch(cells: number[], staged: RangeParts): Promise<BatchResult> {
     const { ctx } = this;
     const lo = cells[0]!;
     const hi = cells[cells.length - 1]!;
-    const slices = ctx.staged.flatMap((s, order) => {
+    const slices = staged.flatMap((s, order) => {
       const k0 = s.indexOf(lo);
       const k1 = s.indexOf(hi + 1);
       return k0 < k1 ? [{ s, order, k0, k1, values: s.readCells(k0, k1) }] : [];
@@ -185,7 +222,7 @@ export class Reducer {
           const key = scenario * 65536 + model;
           let list = groups.get(key);
           if (!list) groups.set(key, (list = []));
-          list.push({ order: sl.order, file: meta.source.path, variable: meta.variable as Variable, days: this.days[sl.order]!, values: sl.values.subarray((k - sl.k0) * nt, (k - sl.k0 + 1) * nt) });
+          list.push({ order: sl.order, file: meta.source.path, variable: meta.variable as Variable, days: this.daysOf(sl.s), values: sl.values.subarray((k - sl.k0) * nt, (k - sl.k0 + 1) * nt) });
         }
         const scenarios = new Set<number>();
         for (const [key, list] of [...groups].sort((a, b) => a[0] - b[0])) {
@@ -302,6 +339,13 @@ export class Reducer {
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+/** Every cell with a value in some part, ascending. */
+export function cellsWithData(staged: RangeParts): Int32Array {
+  const seen = new Set<number>();
+  for (const s of staged) for (let k = 0; k < s.cells.length; k++) if (s.hasData[k]) seen.add(s.cells[k]!);
+  return Int32Array.from(seen).sort();
 }
 
 /** Whether two (small) files hold the same bytes. */

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import nodePath from 'node:path';
 
 /**
- * One source file's values for the cells an ingest asked of it: the output of the map step, read
- * by the reduce step a range of cells at a time. Values are float32 in storage units (NaN where
- * missing), cell-major within time blocks, so that a range of cells is one read per block:
+ * One source file's values for one range of the cells an ingest asked of it (cellRanges.ts): a
+ * part of the output of the map step, read whole by the reduce step of its range. Values are
+ * float32 in storage units (NaN where missing), cell-major within time blocks, so that a batch of
+ * the range's cells is one read per block:
  *
  *   block 0: cells[0] days t0..t1, cells[1] days t0..t1, ...   block 1: ...
  *   cells (int32 each), hasData (one byte each), empty cells (int32 each),
@@ -36,7 +38,7 @@ export interface StagedMeta {
   cellsOffset: number;
   /** Target cells without any value that are not among `cells`. */
   emptyCount: number;
-  /** Target cells in the file's grid, and of those the ones without any value. */
+  /** Target cells in the file's grid, and of those the ones without any value (the whole file's, in every part). */
   cellsInFile: number;
   cellsEmpty: number;
   /** Values of the target cells read (cells x time steps), and values decoded to read them (whole chunks). */
@@ -46,8 +48,12 @@ export interface StagedMeta {
   reader: string;
 }
 
+/**
+ * Writes a part under a temporary name. The file is opened for each write, not held open: a file
+ * read in several time blocks writes the parts of every range block by block, and a few hundred
+ * ranges must not hold a few hundred descriptors.
+ */
 export class StagedWriter {
-  private readonly fd: number;
   private pos = 0;
   private readonly blocks: StagedMeta['blocks'] = [];
 
@@ -55,13 +61,21 @@ export class StagedWriter {
     readonly path: string,
     private readonly tmp = `${path}.tmp-${process.pid}`,
   ) {
-    this.fd = fs.openSync(tmp, 'w');
+    fs.mkdirSync(nodePath.dirname(path), { recursive: true });
+    fs.closeSync(fs.openSync(tmp, 'w'));
   }
 
-  private write(bytes: Uint8Array) {
-    let done = 0;
-    while (done < bytes.length) done += fs.writeSync(this.fd, bytes, done, bytes.length - done, this.pos + done);
-    this.pos += bytes.length;
+  private write(...parts: Uint8Array[]) {
+    const fd = fs.openSync(this.tmp, 'r+');
+    try {
+      for (const bytes of parts) {
+        let done = 0;
+        while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, this.pos + done);
+        this.pos += bytes.length;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** The values of days t0..t1 for every cell, cell-major. */
@@ -72,28 +86,33 @@ export class StagedWriter {
 
   finish(cells: Int32Array, hasData: Uint8Array, empty: Int32Array, meta: Omit<StagedMeta, 'blocks' | 'cellCount' | 'cellsOffset' | 'emptyCount'>) {
     const cellsOffset = this.pos;
-    this.write(new Uint8Array(cells.buffer, cells.byteOffset, cells.byteLength));
-    this.write(hasData);
-    this.write(new Uint8Array(empty.buffer, empty.byteOffset, empty.byteLength));
     const json = Buffer.from(JSON.stringify({ ...meta, blocks: this.blocks, cellCount: cells.length, cellsOffset, emptyCount: empty.length } satisfies StagedMeta));
     const tail = Buffer.alloc(12);
     tail.writeUInt32LE(json.length, 0);
     tail.write(MAGIC, 4, 'latin1');
-    this.write(json);
-    this.write(tail);
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
+    this.write(new Uint8Array(cells.buffer, cells.byteOffset, cells.byteLength), hasData, new Uint8Array(empty.buffer, empty.byteOffset, empty.byteLength), json, tail);
+    const fd = fs.openSync(this.tmp, 'r+');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(this.tmp, this.path);
   }
 
   abort() {
-    fs.closeSync(this.fd);
     fs.rmSync(this.tmp, { force: true });
   }
 }
 
-/** A staged file opened for reading ranges of its cells. */
+/** A staged part opened for reading batches of its cells. */
 export class StagedFile {
+  /**
+   * Bytes read from the file so far, by open() and readCells(): what the reduce reports, so that
+   * it shows (and test/ingest-queue.test.ts checks) that each staged byte is read once.
+   */
+  bytesRead = 0;
+
   private constructor(
     readonly path: string,
     readonly meta: StagedMeta,
@@ -128,7 +147,9 @@ export class StagedFile {
       fs.readSync(fd, new Uint8Array(cells.buffer), 0, cells.byteLength, meta.cellsOffset);
       fs.readSync(fd, hasData, 0, hasData.length, meta.cellsOffset + cells.byteLength);
       fs.readSync(fd, new Uint8Array(empty.buffer), 0, empty.byteLength, meta.cellsOffset + cells.byteLength + hasData.length);
-      return new StagedFile(path, meta, cells, hasData, empty);
+      const staged = new StagedFile(path, meta, cells, hasData, empty);
+      staged.bytesRead = 12 + jsonLength + cells.byteLength + hasData.length + empty.byteLength;
+      return staged;
     } finally {
       fs.closeSync(fd);
     }
@@ -161,6 +182,7 @@ export class StagedFile {
         const values = new Float32Array((k1 - k0) * bd);
         const got = fs.readSync(fd, new Uint8Array(values.buffer), 0, values.byteLength, b.offset + k0 * bd * 4);
         if (got !== values.byteLength) throw new Error(`${this.path} is shorter than its blocks say: was it changed while the ingest ran?`);
+        this.bytesRead += got;
         if (this.meta.blocks.length === 1) return values;
         for (let k = 0; k < k1 - k0; k++) out.set(values.subarray(k * bd, (k + 1) * bd), k * nt + b.t0);
       }
@@ -169,4 +191,15 @@ export class StagedFile {
     }
     return out;
   }
+}
+
+/** The parts a file was staged in, or undefined unless every one is in place and whole (its map step is done). */
+export function openParts(paths: string[]): StagedFile[] | undefined {
+  const parts: StagedFile[] = [];
+  for (const p of paths) {
+    const part = StagedFile.open(p);
+    if (!part) return undefined;
+    parts.push(part);
+  }
+  return parts;
 }

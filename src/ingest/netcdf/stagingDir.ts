@@ -6,8 +6,8 @@ import { IngestError } from './ingestError.js';
 import type { SourceKey } from './stagedFile.js';
 
 /**
- * The staging folder of one dataset's ingest (DATA_DIR/ingest-staging/<dataset>/): one staged file
- * per source file read (the map step's output), named for the file's path, size and modification
+ * The staging folder of one dataset's ingest (DATA_DIR/ingest-staging/<dataset>/): the staged parts
+ * of each source file read (the map step's output, one per range of cells), named for the file's path, size and modification
  * time and the cells asked of it, so that a run killed midway and run again reads only the files
  * not staged yet. A lock file holds the running ingest's pid: two ingests of a dataset into one
  * build would overwrite each other's partitions.
@@ -38,10 +38,10 @@ export class StagingDir {
     }
   }
 
-  /** Where the file's values for these cells are staged. */
-  stagedPath(key: SourceKey, cellsKey: string): string {
-    const id = createHash('sha256').update(JSON.stringify([key.path, key.size, key.mtime, cellsKey])).digest('hex').slice(0, 24);
-    return path.join(this.dir, `${id}.stage`);
+  /** Where the file's values for these cells are staged: the part of each range (cellRanges.ts). */
+  partPath(key: SourceKey, cellsKey: string, rangeCells: number): (range: number) => string {
+    const id = createHash('sha256').update(JSON.stringify([key.path, key.size, key.mtime, cellsKey, rangeCells])).digest('hex').slice(0, 24);
+    return (range) => path.join(this.dir, `${id}.r${range}.stage`);
   }
 
   /**

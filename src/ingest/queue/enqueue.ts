@@ -5,6 +5,7 @@ import type { Bbox } from '../netcdf/cellSelection.js';
 import { IngestError } from '../netcdf/ingestError.js';
 import { openCatalogDb, planIngest } from '../netcdf/ingest.js';
 import { JobFolder } from './jobFolder.js';
+import { rangeCount } from '../netcdf/cellRanges.js';
 import { connectionOf, mapTaskId, newJobId, QUEUE_NAME, TASK_OPTIONS, type MapData, type PublishData } from './ingestQueue.js';
 
 export interface EnqueueOptions {
@@ -15,6 +16,8 @@ export interface EnqueueOptions {
   sources: string[];
   points?: { lat: number; lon: number }[];
   bbox?: Bbox;
+  /** Target cells per range of the shuffle: one reduce task per range (default DEFAULT_RANGE_CELLS). */
+  rangeCells?: number;
   log?: (line: string) => void;
 }
 
@@ -23,7 +26,7 @@ export interface EnqueueOptions {
  * plan into the job's folder and adds the job's flow: one map task per file under its publish
  * task. Returns the job id.
  */
-export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string; files: number; cells: number; folder: string; next: string }> {
+export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string; files: number; cells: number; ranges: number; folder: string; next: string }> {
   const log = opts.log ?? (() => {});
   const link = path.resolve(opts.dataDir);
   let isLink = false;
@@ -61,6 +64,7 @@ export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string
     files: plan.keys,
     models: plan.models,
     cellsKey: plan.cellsKey,
+    rangeCells: plan.rangeCells,
     cells: plan.cells,
     cityCells: plan.cityCells.length,
     pointCells: plan.pointCells.length,
@@ -85,5 +89,5 @@ export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string
   } finally {
     await flow.close();
   }
-  return { job, files: plan.files.length, cells: plan.cells.length, folder: folder.dir, next };
+  return { job, files: plan.files.length, cells: plan.cells.length, ranges: rangeCount(plan.cells.length, plan.rangeCells), folder: folder.dir, next };
 }

@@ -5,8 +5,9 @@ import { z } from 'zod';
 /**
  * The ingest's tasks on BullMQ (Redis): one job per ingest, a flow whose parent, `publish`, waits
  * for its children. First the `map` tasks, one per input file (read it, stage the target cells'
- * values); when they are all done the parent runs, adds one `reduce` task per batch of cells (merge
- * the staged values into the cells' partitions and summaries, in the job's new build) and waits
+ * values in one part per range of cells); when they are all done the parent runs, adds one `reduce`
+ * task per range (merge the range's parts into its cells' partitions and summaries, in the job's
+ * new build) and waits
  * again; when those are done it runs once more and publishes the new build.
  */
 export const QUEUE_NAME = 'climate-ingest';
@@ -25,7 +26,8 @@ export const mapTaskId = (job: string, n: number) => `${job}.map.${n}`;
 export const reduceTaskId = (job: string, n: number) => `${job}.reduce.${n}`;
 
 export const mapData = z.object({ job: z.string(), folder: z.string(), n: z.number().int(), file: z.string() });
-export const reduceData = z.object({ job: z.string(), folder: z.string(), n: z.number().int(), cells: z.array(z.number().int()) });
+/** `n`: the range of cells (cellRanges.ts) the task reduces, from its staged parts. */
+export const reduceData = z.object({ job: z.string(), folder: z.string(), n: z.number().int() });
 export const publishData = z.object({
   job: z.string(),
   folder: z.string(),
@@ -44,6 +46,8 @@ export interface MapResult {
   kind: 'map';
   file: string;
   bytes: number;
+  /** Bytes of the file's staged parts. */
+  stagedBytes: number;
   valuesDecoded: number;
   valuesRead: number;
   /** Cells with values x days. */
@@ -54,7 +58,11 @@ export interface MapResult {
 }
 export interface ReduceResult {
   kind: 'reduce';
+  /** Cells of the range with values. */
   cells: number;
+  /** The range's staged parts read (one per file), and the bytes read from them. */
+  parts: number;
+  stagedBytesRead: number;
   withData: number[];
   partitions: number;
   changed: number;

@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { StagedFile } from '../netcdf/stagedFile.js';
+import { openParts, StagedFile } from '../netcdf/stagedFile.js';
+import { rangeCount } from '../netcdf/cellRanges.js';
 import { IngestError } from '../netcdf/ingestError.js';
 
 /**
  * The folder an ingest job shares between its workers (beside DATA_DIR, so every machine that sees
  * DATA_DIR sees it): the plan the enqueue made (plan.json, cells.bin: the target cells as int32),
- * the map tasks' staged files (staged/<n>.stage, each written under a temporary name and renamed,
- * so a staged file in place is whole), and the publish step's result.
+ * the map tasks' staged parts (staged/<range>/<n>.stage: file n's values of the range's cells, each
+ * written under a temporary name and renamed, so a part in place is whole; a reduce task reads its
+ * range's folder and nothing else), and the publish step's result.
  */
 export const jobPlanSchema = z.object({
   job: z.string(),
@@ -20,6 +22,8 @@ export const jobPlanSchema = z.object({
   files: z.array(z.object({ path: z.string(), size: z.number(), mtime: z.number() })),
   models: z.array(z.string()),
   cellsKey: z.string(),
+  /** Target cells per range of the shuffle (cellRanges.ts): one reduce task per range. */
+  rangeCells: z.number().int().positive(),
   cityCells: z.number().int(),
   pointCells: z.number().int(),
   boxCells: z.number().int(),
@@ -57,15 +61,23 @@ export class JobFolder {
     return { ...plan, cells };
   }
 
-  stagedPath(n: number): string {
-    return path.join(this.dir, 'staged', `${n}.stage`);
+  /** Where file n's part of each range is staged. */
+  partPath(n: number): (range: number) => string {
+    return (range) => path.join(this.dir, 'staged', String(range), `${n}.stage`);
   }
 
-  /** Every file's staged values, in the plan's file order; an error naming the first one missing. */
-  openStaged(plan: JobPlan): StagedFile[] {
+  /** Every part of file n, or undefined unless its map task is done. */
+  stagedParts(plan: JobPlan, n: number): StagedFile[] | undefined {
+    const part = this.partPath(n);
+    return openParts(Array.from({ length: rangeCount(plan.cells.length, plan.rangeCells) }, (_, r) => part(r)));
+  }
+
+  /** Every file's part of range r, in the plan's file order; an error naming the first one missing. */
+  openRange(plan: JobPlan, r: number): StagedFile[] {
     return plan.files.map((f, n) => {
-      const staged = StagedFile.open(this.stagedPath(n));
-      if (!staged) throw new IngestError(`${f.path}: its staged values (${this.stagedPath(n)}) are gone or damaged, though its map task is done`);
+      const file = this.partPath(n)(r);
+      const staged = StagedFile.open(file);
+      if (!staged) throw new IngestError(`${f.path}: its staged values (${file}) are gone or damaged, though its map task is done`);
       return staged;
     });
   }

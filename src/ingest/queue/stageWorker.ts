@@ -12,7 +12,7 @@ parentPort!.on('message', ({ folder, n }: StageRequest) => {
   void (async () => {
     const plan = jobFolder.read();
     const key = plan.files[n]!;
-    return stageFile(key.path, key, jobFolder.stagedPath(n), extractContext(plan));
+    return stageFile(key.path, key, jobFolder.partPath(n), extractContext(plan));
   })().then(
     (staged) => parentPort!.postMessage({ staged }),
     (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err), ingestError: err instanceof IngestError }),

@@ -5,7 +5,7 @@ import { mapTaskId, publishData, reduceTaskId, type MapResult, type PublishResul
 export interface TaskView {
   id: string;
   kind: 'map' | 'reduce';
-  /** The file (map) or how many cells (reduce). */
+  /** The file (map) or the range of cells (reduce). */
   what: string;
   state: string;
   attempts: number;
@@ -49,7 +49,7 @@ export async function jobStatus(queue: Queue, id: string): Promise<JobStatus | u
       jobs.filter((j): j is Job => j !== undefined).map(async (j): Promise<TaskView> => ({
         id: j.id!,
         kind,
-        what: kind === 'map' ? String(j.data.file) : `${(j.data.cells as number[]).length} cells from ${(j.data.cells as number[])[0]}`,
+        what: kind === 'map' ? String(j.data.file) : `range ${String(j.data.n)} of the cells`,
         state: await j.getState(),
         attempts: j.attemptsMade,
         ...(j.processedOn && j.finishedOn ? { seconds: (j.finishedOn - j.processedOn) / 1000 } : {}),
@@ -104,7 +104,7 @@ export function formatStatus(s: JobStatus): string {
     `job ${s.job} (${s.dataset}): ${s.state}`,
     `  map (read and stage each file): ${s.maps.done}/${s.maps.total} done; ${n(s.valuesDecoded)} values decoded (${n(s.decodedPerSecond)}/s), ` +
       `${n(s.valuesStored)} stored (${n(s.storedPerSecond)}/s), ${(s.bytesRead / 1e6).toFixed(1)} MB read` + (s.mapSeconds > 0 ? ` in ${s.mapSeconds.toFixed(1)} s` : ''),
-    `  reduce (write each batch of cells): ${s.reduces.total === undefined ? 'planned once every file is staged' : `${s.reduces.done}/${s.reduces.total} done`}` +
+    `  reduce (write each range of cells): ${s.reduces.total === undefined ? 'planned once every file is staged' : `${s.reduces.done}/${s.reduces.total} done`}` +
       (s.reduceSeconds > 0 ? `, ${s.reduceSeconds.toFixed(1)} s` : ''),
   ];
   if (s.slowest.length > 0) {

@@ -1,17 +1,19 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { WaitingChildrenError, type Job, type Queue } from 'bullmq';
 import { DATASETS } from '../../reference/fixtures.js';
 import { IngestError } from '../netcdf/ingestError.js';
 import { openCatalogDb, publishIngest, reduceScenarios } from '../netcdf/ingest.js';
-import { Reducer } from '../netcdf/reduce.js';
-import { StagedFile } from '../netcdf/stagedFile.js';
+import { cellsWithData, Reducer } from '../netcdf/reduce.js';
+import { cellsOfRange, rangeCount } from '../netcdf/cellRanges.js';
 import { historicRanges } from '../summaries.js';
 import { linkBuild, repoint, resetCatalog, resetCells } from './buildLinks.js';
 import { JobFolder, type JobPlan } from './jobFolder.js';
+import { removeOldBuilds } from './oldBuilds.js';
 import { StageThread } from './stageThread.js';
 import {
   mapData, publishData, reduceData, reduceTaskId, TASK_OPTIONS,
-  type MapResult, type PublishResult, type ReduceResult,
+  type MapResult, type PublishResult, type ReduceData, type ReduceResult,
 } from './ingestQueue.js';
 
 /**
@@ -55,20 +57,22 @@ export class IngestTasks {
   private async map(job: Job): Promise<MapResult> {
     const d = mapData.parse(job.data);
     const stop = await this.stopped(d.job);
-    if (stop) return { kind: 'map', file: d.file, bytes: 0, valuesDecoded: 0, valuesRead: 0, valuesStored: 0, resumed: false, skipped: stop };
+    if (stop) return { kind: 'map', file: d.file, bytes: 0, stagedBytes: 0, valuesDecoded: 0, valuesRead: 0, valuesStored: 0, resumed: false, skipped: stop };
     const folder = new JobFolder(d.folder);
     const plan = folder.read();
     const key = plan.files[d.n]!;
     const st = fs.statSync(key.path, { throwIfNoEntry: false });
     if (!st) throw new IngestError(`${key.path}: no such file (was it removed after the job was enqueued, or is SRC not mounted at the same path on this worker?)`);
     if (st.size !== key.size || st.mtimeMs !== key.mtime) throw new IngestError(`${key.path}: changed since the job was enqueued (size or modification time); enqueue the ingest again`);
-    const target = folder.stagedPath(d.n);
-    const done = StagedFile.open(target);
-    const meta = done?.meta ?? (await this.reader.stage({ folder: d.folder, n: d.n }));
+    const done = folder.stagedParts(plan, d.n);
+    const meta = done
+      ? { ...done[0]!.meta, stagedBytes: done.reduce((n, p) => n + fs.statSync(p.path).size, 0) }
+      : await this.reader.stage({ folder: d.folder, n: d.n });
     return {
       kind: 'map',
       file: key.path,
       bytes: key.size,
+      stagedBytes: meta.stagedBytes,
       valuesDecoded: meta.valuesDecoded,
       valuesRead: meta.valuesRead,
       valuesStored: (meta.cellsInFile - meta.cellsEmpty) * meta.days.length,
@@ -79,15 +83,19 @@ export class IngestTasks {
   private async reduce(job: Job): Promise<ReduceResult> {
     const d = reduceData.parse(job.data);
     const stop = await this.stopped(d.job);
-    if (stop) return { kind: 'reduce', cells: d.cells.length, withData: [], partitions: 0, changed: 0, summaries: 0, skipped: stop };
+    if (stop) return { kind: 'reduce', cells: 0, parts: 0, stagedBytesRead: 0, withData: [], partitions: 0, changed: 0, summaries: 0, skipped: stop };
     const folder = new JobFolder(d.folder);
     const plan = folder.read();
+    const parts = folder.openRange(plan, d.n);
+    const bytesRead = () => parts.reduce((n, p) => n + p.bytesRead, 0);
+    // A range of sea cells (or of cells no file covers) writes nothing.
+    if (cellsWithData(parts).length === 0) return { kind: 'reduce', cells: 0, parts: parts.length, stagedBytesRead: bytesRead(), withData: [], partitions: 0, changed: 0, summaries: 0 };
     const scenarios = reduceScenarios(datasetOf(plan));
-    resetCells(plan.base, plan.next, plan.dataset, scenarios, d.cells);
-    const reducer = await openReducer(plan, folder);
+    resetCells(plan.base, plan.next, plan.dataset, scenarios, Array.from(cellsOfRange(plan.cells, d.n, plan.rangeCells)));
+    const reducer = await openReducer(plan);
     try {
-      const r = await reducer.reduceBatch(d.cells);
-      return { kind: 'reduce', cells: d.cells.length, withData: r.withData, partitions: r.partitions, changed: r.changed, summaries: r.summaries };
+      const r = await reducer.reduceRange(parts);
+      return { kind: 'reduce', cells: r.cells, parts: r.parts, stagedBytesRead: r.bytesRead, withData: r.withData, partitions: r.partitions, changed: r.changed, summaries: r.summaries };
     } finally {
       await reducer.close();
     }
@@ -99,29 +107,23 @@ export class IngestTasks {
     const plan = folder.read();
     if (d.step === 'reduce') {
       // Every file is staged: the new build starts as links to the served one, then one reduce
-      // task per batch of cells (ids fixed by the batch's number, so running this again adds none twice).
-      folder.openStaged(plan);
+      // task per range of cells (ids fixed by the range's number, so running this again adds none
+      // twice). No staged part is read here: each is read by its range's task only.
       const linked = `${folder.dir}/linked`;
       if (!fs.existsSync(linked)) {
         await linkBuild(plan.base, plan.next);
         fs.writeFileSync(linked, `${plan.next}\n`);
       }
-      const reducer = await openReducer(plan, folder);
-      let batches: number[][];
-      try {
-        batches = reducer.batches(reducer.cellsWithData());
-      } finally {
-        await reducer.close();
-      }
-      for (const [n, cells] of batches.entries()) {
-        await this.queue.add('reduce', { job: d.job, folder: d.folder, n, cells }, {
+      const ranges = rangeCount(plan.cells.length, plan.rangeCells);
+      for (let n = 0; n < ranges; n++) {
+        await this.queue.add('reduce', { job: d.job, folder: d.folder, n } satisfies ReduceData, {
           ...TASK_OPTIONS,
           jobId: reduceTaskId(d.job, n),
           parent: { id: job.id!, queue: job.queueQualifiedName },
         });
       }
-      await job.updateData({ ...d, step: 'publish', reduces: batches.length });
-      this.log(`job ${d.job}: every file staged; ${batches.length} reduce tasks added`);
+      await job.updateData({ ...d, step: 'publish', reduces: ranges });
+      this.log(`job ${d.job}: every file staged; ${ranges} reduce tasks added (one per range of ${plan.rangeCells} target cells)`);
       if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
     }
     return this.publishBuild(job, plan, folder);
@@ -135,7 +137,7 @@ export class IngestTasks {
     if (fs.existsSync(folder.resultFile)) return JSON.parse(fs.readFileSync(folder.resultFile, 'utf8')) as PublishResult;
     if (fs.existsSync(pending)) {
       const was = JSON.parse(fs.readFileSync(pending, 'utf8')) as PublishResult;
-      if (!was.published || fs.realpathSync(plan.dataDir) === plan.next) return this.finish(plan, folder, pending);
+      if (!was.published || fs.realpathSync(plan.dataDir) === plan.next) return await this.finish(plan, folder, pending);
     }
     const results = Object.values(await job.getChildrenValues<MapResult | ReduceResult>()).filter((r): r is ReduceResult => r?.kind === 'reduce');
     const withData = new Set<number>();
@@ -146,7 +148,8 @@ export class IngestTasks {
       partitions += r.partitions;
       changed += r.changed;
     }
-    const staged = folder.openStaged(plan);
+    // A file's description (its source, days, scenario) is the same in each of its parts.
+    const staged = folder.openRange(plan, 0);
     resetCatalog(plan.base, plan.next);
     const db = await openCatalogDb();
     const conn = await db.connect();
@@ -180,13 +183,17 @@ export class IngestTasks {
     fs.writeFileSync(pending, JSON.stringify(result, null, 2) + '\n');
     if (result.published) repoint(plan.dataDir, plan.next);
     else fs.rmSync(plan.next, { recursive: true, force: true });
-    return this.finish(plan, folder, pending);
+    return await this.finish(plan, folder, pending);
   }
 
-  private finish(plan: JobPlan, folder: JobFolder, pending: string): PublishResult {
+  private async finish(plan: JobPlan, folder: JobFolder, pending: string): Promise<PublishResult> {
     fs.renameSync(pending, folder.resultFile);
     const result = JSON.parse(fs.readFileSync(folder.resultFile, 'utf8')) as PublishResult;
     folder.removeStaged();
+    if (result.published) {
+      const removed = await removeOldBuilds({ dataDir: plan.dataDir, previous: plan.base, jobsDir: path.dirname(folder.dir) });
+      for (const dir of removed) this.log(`job ${plan.job}: removed ${dir}, a build older than the one served before (${plan.base})`);
+    }
     this.log(
       result.published
         ? `job ${plan.job}: published build ${result.build_id} (${plan.next}); make reload makes running servers serve it`
@@ -202,8 +209,8 @@ function datasetOf(plan: JobPlan) {
   return fixture;
 }
 
-/** A reducer writing into the job's new build, over every staged file in the plan's order. */
-async function openReducer(plan: JobPlan, folder: JobFolder): Promise<Reducer> {
+/** A reducer writing into the job's new build. */
+async function openReducer(plan: JobPlan): Promise<Reducer> {
   const db = await openCatalogDb();
   const conn = await db.connect();
   let ranges;
@@ -219,6 +226,5 @@ async function openReducer(plan: JobPlan, folder: JobFolder): Promise<Reducer> {
     models: plan.models,
     scenarios: reduceScenarios(datasetOf(plan)),
     ranges,
-    staged: folder.openStaged(plan),
   });
 }

@@ -25,7 +25,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const queue = openQueue(opts.queueUrl);
   const tasks = new IngestTasks(queue, log);
   let running = 0;
-  const describe = (job: Job) => `${job.name} ${job.id}${job.name === 'map' ? ` ${path.basename(String(job.data.file))}` : ''}${job.name === 'reduce' ? ` (${(job.data.cells as number[]).length} cells)` : ''}`;
+  const describe = (job: Job) => `${job.name} ${job.id}${job.name === 'map' ? ` ${path.basename(String(job.data.file))}` : ''}${job.name === 'reduce' ? ` (range ${String(job.data.n)})` : ''}`;
   const worker = new Worker(
     QUEUE_NAME,
     async (job, token) => {
@@ -79,6 +79,6 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
 function summary(result: MapResult | ReduceResult | PublishResult | undefined): string {
   if (!result) return '';
   if (result.kind === 'map') return result.skipped ? ` (skipped: ${result.skipped})` : `: ${result.valuesDecoded.toLocaleString('en-US')} values decoded${result.resumed ? ' (staged by an earlier run)' : ''}`;
-  if (result.kind === 'reduce') return result.skipped ? ` (skipped: ${result.skipped})` : `: ${result.partitions} partitions (${result.changed} changed), ${result.summaries} summaries`;
+  if (result.kind === 'reduce') return result.skipped ? ` (skipped: ${result.skipped})` : `: ${result.cells} cells, ${result.partitions} partitions (${result.changed} changed), ${result.summaries} summaries; read ${result.parts} staged parts, ${result.stagedBytesRead.toLocaleString('en-US')} bytes`;
   return result.published ? `: published build ${result.build_id}` : ': nothing changed';
 }
