@@ -64,7 +64,7 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     const isBuilt = (c: PlannedCell) => fs.existsSync(buildFile.builtCell(dir, c.dataset, c.cell_id));
     const todo = plan.cells.filter((c) => !isBuilt(c));
     if (todo.length < plan.cells.length) say(`resuming build ${id}: ${plan.cells.length - todo.length} of ${plan.cells.length} cells were built before`);
-    await buildCells(db, dir, plan, todo, o, say, opts.afterCell);
+    await buildCells(dir, plan, todo, o, say, opts.afterCell);
 
     const manifest: Manifest = { ...manifestFields, created: new Date().toISOString(), files: countCellFiles(dir) };
     writeJsonAtomically(buildFile.manifest(dir), manifest);

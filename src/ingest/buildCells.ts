@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Database } from '../db/duckdb.js';
-import { forEachOnConnections } from '../db/workers.js';
 import { buildFile } from '../dataBuild/files.js';
 import { DATASETS, HISTORIC_RANGES, runOf, type DatasetFixture } from '../reference/fixtures.js';
 import { BuildError } from './buildError.js';
 import { mb } from './buildFolder.js';
 import { modelsWith, type BuildOptions, type ResolvedOptions } from './buildOptions.js';
 import type { BuildPlan, PlannedCell } from './buildPlan.js';
-import { cellClimate, writeSyntheticCellWithSummaries } from './synthetic.js';
+import { forEachCellOnThreads } from './cellThreads.js';
+import { cellClimate, type SyntheticCell } from './synthetic.js';
 
 /** The default build's second stage: each planned cell's synthetic days and their summaries. */
 
@@ -32,10 +31,11 @@ const millions = (n: number) => `${(n / 1e6).toFixed(2)}M`;
 const BYTES_PER_ROW = 7;
 
 /**
- * Cells built at once, each on its own connection with single-threaded queries: a cell's queries
+ * Cells built at once, each on a thread of its own with single-threaded queries: a cell's queries
  * are many and small, and one query per core wastes less than several threads per query. One more
- * than the cores keeps them busy between a cell's queries (2 workers kept 2 cores 70-75% busy; a
- * build of 10 cells took 32 and 57 s with 3 workers against 37 and 60 s with 2, on a busy host).
+ * than the cores keeps them busy between a cell's queries and its JavaScript (2 workers kept 2
+ * cores 70-75% busy; a build of 10 cells took 32 and 57 s with 3 workers against 37 and 60 s with
+ * 2, on a busy host).
  */
 const WORKERS = os.availableParallelism() + 1;
 
@@ -45,7 +45,6 @@ const WORKERS = os.availableParallelism() + 1;
  * that waits for it never sees a half-written cell.
  */
 export async function buildCells(
-  db: Database,
   dir: string,
   plan: BuildPlan,
   todo: PlannedCell[],
@@ -88,16 +87,22 @@ export async function buildCells(
   const started = Date.now();
   let rowsDone = 0;
   let built = plan.cells.length - todo.length;
-  await forEachOnConnections(todo, WORKERS, () => db.connect(), async (conn, cell) => {
-    const t0 = Date.now();
+  const started0 = new Map<PlannedCell, number>();
+  const cellOf = (cell: PlannedCell): SyntheticCell => {
+    started0.set(cell, Date.now());
+    return {
+      dataDir: dir,
+      seed: o.seed,
+      dataset: cell.dataset,
+      cellId: cell.cell_id,
+      climate: cellClimate(cell.lat, cell.lon, cell.coast_km),
+      scenarios: scenariosOfCell(cell).map((s) => ({ scenario: s.scenario, years: s.years, models: s.models })),
+    };
+  };
+  await forEachCellOnThreads(todo, WORKERS, cellOf, HISTORIC_RANGES, async (cell, rows) => {
+    const t0 = started0.get(cell)!;
     const models = o.models[cell.dataset]!;
-    const climate = cellClimate(cell.lat, cell.lon, cell.coast_km);
     const scenarios = scenariosOfCell(cell);
-    const rows = await writeSyntheticCellWithSummaries(
-      conn,
-      { dataDir: dir, seed: o.seed, dataset: cell.dataset, cellId: cell.cell_id, climate, scenarios: scenarios.map((s) => ({ scenario: s.scenario, years: s.years, models: s.models })) },
-      HISTORIC_RANGES,
-    );
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);
     fs.mkdirSync(path.dirname(marker), { recursive: true });
     fs.writeFileSync(marker, '');
