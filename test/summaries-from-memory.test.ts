@@ -8,6 +8,7 @@ import { withRowSource } from '../src/db/rowSource.js';
 import { cellPath } from '../src/dataBuild/files.js';
 import { heatColumn } from '../src/dataBuild/summaryFormat.js';
 import { loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
+import { forEachCellOnThreads } from '../src/ingest/cellThreads.js';
 import { cellClimate, writeSyntheticCellWithSummaries } from '../src/ingest/synthetic.js';
 import { DATASETS, HISTORIC_RANGES, runOf } from '../src/reference/fixtures.js';
 
@@ -134,5 +135,33 @@ describe('rows made in JavaScript as a table (row_source)', () => {
     } finally {
       for (const c of conns) c.closeSync();
     }
+  });
+});
+
+describe('cells on worker threads (the default build)', () => {
+  const cell = (cellId: number, models: string[]) => ({
+    dataDir: path.join(tmp, 'threads'),
+    seed: 1,
+    dataset: 'NEX-GDDP',
+    cellId,
+    climate: cellClimate(40, -75, 10),
+    scenarios: [{ scenario: 'historical', years: [1990, 1991] as [number, number], models }],
+  });
+
+  it('builds each cell on a thread of its own and reports its rows', async () => {
+    const done: [number, number][] = [];
+    await forEachCellOnThreads([11, 12, 13], 2, (id) => cell(id, ['ACCESS1-0', 'CCSM4']), HISTORIC_RANGES, async (id, rows) => void done.push([id, rows]));
+    // CCSM4 is on a 365-day calendar: 730 rows; ACCESS1-0 on the standard one: 730 (no leap year).
+    expect(done.sort()).toEqual([[11, 1460], [12, 1460], [13, 1460]]);
+    for (const id of [11, 12, 13]) expect(fs.existsSync(cellPath(path.join(tmp, 'threads'), 'ensemble_json', 'NEX-GDDP', 'historical', id))).toBe(true);
+  });
+
+  it('stops at a cell that fails, naming why, after the other threads end their cell', async () => {
+    const done: number[] = [];
+    const run = forEachCellOnThreads([21, 22, 23, 24], 2, (id) => cell(id, id === 22 ? ['no-such-model'] : ['CCSM4']), HISTORIC_RANGES, async (id) => void done.push(id));
+    await expect(run).rejects.toThrow(/NEX-GDDP has no model no-such-model/);
+    expect(done).not.toContain(22);
+    // The thread that failed took no other cell; the other ended the one it had and took no more.
+    expect(done.length).toBeLessThanOrEqual(2);
   });
 });

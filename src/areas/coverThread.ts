@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.js';
 import { badRequest } from '../errors.js';
 import type { Grid } from '../reference/grids.js';
 import type { AreaCover } from './cells.js';
@@ -67,21 +68,9 @@ export class CoverThread {
   }
 }
 
-/**
- * The compiled server runs coverWorker.js beside this module; from the TypeScript sources (tests,
- * tsx scripts) scripts/ts-worker.mjs registers tsx's loader in the thread and imports coverWorker.ts.
- */
-function startWorker(): Promise<Worker> {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const worker = fromSources
-    ? new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), { workerData: { entry: new URL('./coverWorker.ts', import.meta.url).href } })
-    : new Worker(new URL('./coverWorker.js', import.meta.url));
+/** The thread does not keep the process alive. */
+async function startWorker(): Promise<Worker> {
+  const worker = await startThread(import.meta.url, 'coverWorker');
   worker.unref();
-  return new Promise((resolve, reject) => {
-    worker.once('message', () => {
-      worker.off('error', reject);
-      resolve(worker);
-    });
-    worker.once('error', reject);
-  });
+  return worker;
 }

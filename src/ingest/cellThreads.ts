@@ -1,4 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { forEachWith } from '../db/workers.js';
+import { startThread } from '../threads.js';
 import type { SummaryRange } from './summaries.js';
 import type { SyntheticCell } from './synthetic.js';
 import type { CellAnswer, CellRequest } from './cellWorker.js';
@@ -7,11 +9,7 @@ import type { CellAnswer, CellRequest } from './cellWorker.js';
  * Builds cells on `threads` worker threads (cellWorker.ts), each cell on the next free thread, and
  * calls `done` for each on this thread as it ends. Since the generator and the summaries in memory
  * run in JavaScript, one event loop would do a third of the build alone: each thread has its own.
- * After an error the threads stop once their current cell is done, and then the first error is
- * thrown, so that nothing is still writing when the caller cleans up.
- *
- * The compiled service runs cellWorker.js beside this module; from the TypeScript sources (tests,
- * tsx scripts) scripts/ts-worker.mjs registers tsx's loader in the thread and imports cellWorker.ts.
+ * After an error the threads stop once their current cell is done (forEachWith).
  */
 export async function forEachCellOnThreads<T>(
   items: readonly T[],
@@ -20,37 +18,8 @@ export async function forEachCellOnThreads<T>(
   ranges: SummaryRange[],
   done: (item: T, rows: number) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | undefined;
-  const thread = async () => {
-    const worker = await start();
-    try {
-      while (!failure && next < items.length) {
-        const item = items[next++]!;
-        const rows = await ask(worker, { cell: cellOf(item), ranges });
-        await done(item, rows);
-      }
-    } catch (err) {
-      failure ??= { err };
-    } finally {
-      await stop(worker);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(threads, items.length) }, thread));
-  if (failure) throw failure.err;
-}
-
-function start(): Promise<Worker> {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const worker = fromSources
-    ? new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), { workerData: { entry: new URL('./cellWorker.ts', import.meta.url).href } })
-    : new Worker(new URL('./cellWorker.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    worker.once('message', () => {
-      worker.off('error', reject);
-      resolve(worker);
-    });
-    worker.once('error', reject);
+  return forEachWith(items, threads, () => startThread(import.meta.url, 'cellWorker'), stop, async (worker, item) => {
+    await done(item, await ask(worker, { cell: cellOf(item), ranges }));
   });
 }
 
@@ -75,6 +44,8 @@ function ask(worker: Worker, req: CellRequest): Promise<number> {
 
 /** Asks the thread to close its database and end; ends it by force if it does not within 10 s. */
 async function stop(worker: Worker): Promise<void> {
+  // Already ended (a thread that died in a cell): nothing to wait for.
+  if (worker.threadId === -1) return;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.postMessage({ close: true } satisfies CellRequest);
   const timer = setTimeout(() => void worker.terminate(), 10_000);

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../../threads.js';
 import type { StagedResult } from '../netcdf/extract.js';
 import { IngestError } from '../netcdf/ingestError.js';
 
@@ -13,15 +14,12 @@ export interface StageRequest {
  * global file is decoded synchronously for seconds (a LOCA2 30-year file for minutes): on the
  * worker's own thread that would stop it renewing the task's lease, and the queue would hand the
  * task to another worker while this one still runs it. The thread is started once and kept.
- *
- * The compiled service runs stageWorker.js beside this module; from the TypeScript sources (tests,
- * tsx scripts) scripts/ts-worker.mjs registers tsx's loader in the thread and imports stageWorker.ts.
  */
 export class StageThread {
   private worker: Promise<Worker> | undefined;
 
   async stage(req: StageRequest): Promise<StagedResult> {
-    const worker = await (this.worker ??= start());
+    const worker = await (this.worker ??= startThread(import.meta.url, 'stageWorker'));
     return new Promise((resolve, reject) => {
       const onExit = (code: number) => {
         this.worker = undefined;
@@ -42,18 +40,4 @@ export class StageThread {
     this.worker = undefined;
     if (w) await (await w).terminate();
   }
-}
-
-function start(): Promise<Worker> {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const worker = fromSources
-    ? new Worker(new URL('../../../scripts/ts-worker.mjs', import.meta.url), { workerData: { entry: new URL('./stageWorker.ts', import.meta.url).href } })
-    : new Worker(new URL('./stageWorker.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    worker.once('message', () => {
-      worker.off('error', reject);
-      resolve(worker);
-    });
-    worker.once('error', reject);
-  });
 }
