@@ -87,9 +87,9 @@ export async function buildCells(
   const started = Date.now();
   let rowsDone = 0;
   let built = plan.cells.length - todo.length;
-  const started0 = new Map<PlannedCell, number>();
+  const startedAt = new Map<PlannedCell, number>();
   const cellOf = (cell: PlannedCell): SyntheticCell => {
-    started0.set(cell, Date.now());
+    startedAt.set(cell, Date.now());
     return {
       dataDir: dir,
       seed: o.seed,
@@ -100,7 +100,7 @@ export async function buildCells(
     };
   };
   await forEachCellOnThreads(todo, WORKERS, cellOf, HISTORIC_RANGES, async (cell, rows) => {
-    const t0 = started0.get(cell)!;
+    const t0 = startedAt.get(cell)!;
     const models = o.models[cell.dataset]!;
     const scenarios = scenariosOfCell(cell);
     const marker = buildFile.builtCell(dir, cell.dataset, cell.cell_id);

@@ -101,6 +101,8 @@ function generate(job: Omit<SyntheticCellJob, 'outFile'>) {
 async function writeDays(conn: DuckDBConnection, models: string[], days: ModelDays[], outFile: string): Promise<number> {
   // Each model's name is an ENUM of the cell's models, a byte a row, whose dictionary the Parquet
   // writer takes as it is: the same string column in the file, without encoding a name on every row.
+  // Its values are a byte each up to 255 names (a dataset has at most 35 models).
+  if (models.length > 255) throw new Error(`a cell of ${models.length} models: the model column takes at most 255`);
   const source = {
     names: ['model', 'date', 'tasmax', 'tasmin', 'pr'],
     types: [ENUM(models), DATE, FLOAT, FLOAT, FLOAT],

@@ -2,8 +2,8 @@
  * The synthetic climate of one map cell and scenario, computed in typed arrays: physically
  * plausible daily tasmax, tasmin (K) and pr (kg m-2 s-1) for each model, model by model in date
  * order, as the cell files store them. It ran as SQL until the default build had to fit its time
- * budget: expressions over every (model, day) row cost 0.34 us a row there, 20 times what they cost
- * here (docs/data.md, "Where the default build's CPU goes").
+ * budget: expressions over every (model, day) row cost 0.34 us a row there, three to four times
+ * what they cost here (docs/data.md, "Where the default build's time goes").
  *
  * Deterministic: every random number is a hash of (seed, cell, scenario, model, stream, day or
  * knot). Noise is indexed by days since 1950-01-01, so a narrower year range gives the same values
