@@ -1,24 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FlowProducer } from 'bullmq';
-import type { Bbox } from '../netcdf/cellSelection.js';
 import { IngestError } from '../netcdf/ingestError.js';
-import { openCatalogDb, planIngest } from '../netcdf/ingest.js';
+import { openCatalogDb, planIngest, type IngestOptions } from '../netcdf/ingest.js';
 import { JobFolder } from './jobFolder.js';
 import { rangeCount } from '../netcdf/cellRanges.js';
 import { connectionOf, mapTaskId, newJobId, QUEUE_NAME, TASK_OPTIONS, type MapData, type PublishData } from './ingestQueue.js';
 
-export interface EnqueueOptions {
+/** The single-process ingest's options (the same files, cells and checks), on a queue. */
+export interface EnqueueOptions extends Pick<IngestOptions, 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells' | 'log'> {
   queueUrl: string;
   /** A symlink to the build being served: the job publishes by repointing it. */
   dataDir: string;
-  dataset: string;
-  sources: string[];
-  points?: { lat: number; lon: number }[];
-  bbox?: Bbox;
-  /** Target cells per range of the shuffle: one reduce task per range (default DEFAULT_RANGE_CELLS). */
-  rangeCells?: number;
-  log?: (line: string) => void;
 }
 
 /**
