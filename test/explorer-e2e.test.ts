@@ -602,6 +602,10 @@ describe('GET /explore/ for Boston', () => {
     await matches(page).getByRole('button', { name: /^Arlington, MA \(climate data: NEX-GDDP\)$/ }).click();
     await poll(() => page.locator('#place-current').textContent()).toBe('Arlington, MA');
     expect(new URL(page.url()).searchParams.get('city')).toBe(String(ARLINGTON));
+    // The map marks the city found by the search, and Tab enters the map there.
+    const mapStop = page.locator('#map [tabindex="0"]');
+    expect(await mapStop.getAttribute('aria-label')).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await mapStop.getAttribute('aria-selected')).toBe('true');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.getByLabel('Dataset').inputValue()).toBe('NEX-GDDP');
     expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');
@@ -731,6 +735,9 @@ describe('GET /explore/ for Boston', () => {
     const { page, outside, errors, consoleErrors, failed } = await openExplorer(`?city=${ARLINGTON}&indicator=frost_days&dataset=LOCA`, origin);
     await signIn(page);
     await chart(page).locator('canvas').waitFor();
+    // The map, drawn after the chart, marks the address's city and enters there from the keyboard.
+    await poll(() => page.locator('#map [aria-selected="true"]').getAttribute('aria-label'), { timeout: 20_000 }).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await page.locator('#map [tabindex="0"]').getAttribute('aria-label')).toBe('Arlington, MA, has NEX-GDDP');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.locator('#dataset-help').textContent()).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
     expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');

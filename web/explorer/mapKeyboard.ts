@@ -86,7 +86,8 @@ export function mapKeyboard(list: SVGElement, dots: readonly KeyedDot[], ring: S
     setStop(to);
     dots[to]!.el.focus();
   });
-  // On each dot: Chromium puts an SVG element with focus listeners, the listbox too, in the Tab order.
+  // Listened to on each dot, not on the listbox: Chromium makes an SVG element with focus listeners
+  // focusable, which would put the listbox itself in the Tab order.
   dots.forEach((d, at) => {
     d.el.addEventListener('focus', () => {
       // A click focuses its dot too; the ring is for the keyboard's focus.
