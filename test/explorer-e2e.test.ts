@@ -126,13 +126,13 @@ async function dotsOnScreen(page: Page): Promise<{ name: string; x: number; y: n
   return mapDots(page).evaluateAll((cs) =>
     cs.map((c) => {
       const b = c.getBoundingClientRect();
-      return { name: c.getAttribute('aria-label')!.split(', has ')[0]!, x: b.x + b.width / 2, y: b.y + b.height / 2, r: b.width / 2 };
+      return { name: c.textContent!.split(', has ')[0]!, x: b.x + b.width / 2, y: b.y + b.height / 2, r: b.width / 2 };
     }),
   );
 }
 
-/** What has the keyboard's focus: a control's id, or a map dot's accessible name. */
-const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('aria-label') || document.activeElement?.tagName);
+/** What has the keyboard's focus: a control's id, or a map dot's accessible name (its title). */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || document.activeElement?.tagName);
 
 async function pickCity(page: Page, search: string, name: RegExp) {
   await page.getByRole('searchbox', { name: 'Search cities' }).fill(search);
@@ -329,7 +329,7 @@ describe('GET /explore/ in headless Chromium', () => {
     await signIn(page);
     const dots = mapDots(page);
     await poll(() => dots.count(), { timeout: 20_000 }).toBe(withData.length);
-    expect((await dots.evaluateAll((cs) => cs.map((c) => c.getAttribute('aria-label')))).sort()).toEqual([...withData].sort());
+    expect((await dots.evaluateAll((cs) => cs.map((c) => c.textContent))).sort()).toEqual([...withData].sort());
     expect(await page.locator('#map svg .regions path').count()).toBeGreaterThan(10);
 
     // A click west of Chicago's dots, where no dot is: the nearest dot on the screen is the
@@ -604,7 +604,7 @@ describe('GET /explore/ for Boston', () => {
     expect(new URL(page.url()).searchParams.get('city')).toBe(String(ARLINGTON));
     // The map marks the city found by the search, and Tab enters the map there.
     const mapStop = page.locator('#map [tabindex="0"]');
-    expect(await mapStop.getAttribute('aria-label')).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await mapStop.textContent()).toBe('Arlington, MA, has NEX-GDDP');
     expect(await mapStop.getAttribute('aria-selected')).toBe('true');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.getByLabel('Dataset').inputValue()).toBe('NEX-GDDP');
@@ -634,9 +634,15 @@ describe('GET /explore/ for Boston', () => {
     const { page, outside, errors, consoleErrors, failed } = await openExplorer('', origin);
     await signIn(page);
     await poll(() => mapDots(page).count(), { timeout: 20_000 }).toBeGreaterThan(100);
-    const dots = await mapDots(page).evaluateAll((cs) => cs.map((c) => ({ name: c.getAttribute('aria-label')!, x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) })));
+    const dots = await mapDots(page).evaluateAll((cs) => cs.map((c) => ({ name: c.textContent!, x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) })));
     // Every dot is reached by the arrows, but only one is in the Tab order.
     expect(await page.locator('#map [tabindex="0"]').count()).toBe(1);
+    // What a screen reader is given (Chromium's accessibility tree): each dot an option named for its
+    // city and datasets, once (not repeated as its description).
+    const tree = (await (await page.context().newCDPSession(page)).send('Accessibility.getFullAXTree')) as { nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[] };
+    const options = tree.nodes.filter((n) => n.role?.value === 'option' && / has /.test(n.name?.value ?? ''));
+    expect(options.map((n) => n.name!.value).sort()).toEqual(dots.map((d) => d.name).sort());
+    expect(options.filter((n) => n.description?.value)).toEqual([]);
     const newYork = 'New York City, NY, has NEX-GDDP and LOCA';
     const bostonDot = 'Boston, MA, has NEX-GDDP and LOCA';
 
@@ -697,7 +703,7 @@ describe('GET /explore/ for Boston', () => {
     }
     expect(await focused(page)).toBe(bostonDot);
     // Still a single Tab stop, now where the focus is.
-    expect(await page.locator('#map [tabindex="0"]').getAttribute('aria-label')).toBe(bostonDot);
+    expect(await page.locator('#map [tabindex="0"]').textContent()).toBe(bostonDot);
 
     // Enter picks Boston: the chart shows it.
     await page.keyboard.press('Enter');
@@ -736,8 +742,8 @@ describe('GET /explore/ for Boston', () => {
     await signIn(page);
     await chart(page).locator('canvas').waitFor();
     // The map, drawn after the chart, marks the address's city and enters there from the keyboard.
-    await poll(() => page.locator('#map [aria-selected="true"]').getAttribute('aria-label'), { timeout: 20_000 }).toBe('Arlington, MA, has NEX-GDDP');
-    expect(await page.locator('#map [tabindex="0"]').getAttribute('aria-label')).toBe('Arlington, MA, has NEX-GDDP');
+    await poll(() => page.locator('#map [aria-selected="true"]').textContent(), { timeout: 20_000 }).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await page.locator('#map [tabindex="0"]').textContent()).toBe('Arlington, MA, has NEX-GDDP');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.locator('#dataset-help').textContent()).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
     expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');

@@ -105,9 +105,9 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
     if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
     const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
     const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false' });
-    const name = dotName(city);
-    dot.setAttribute('aria-label', name);
-    dot.append(Object.assign(svgElement('title', {}), { textContent: name }));
+    // The title is the accessible name and the pointer's tooltip (an aria-label too would make
+    // Chromium read the title again as the description).
+    dot.append(Object.assign(svgElement('title', {}), { textContent: dotName(city) }));
     dotCity.set(dot, city);
     drawn.push({ city, x, y, el: dot });
     dots.append(dot);
