@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExplorer } from '../scripts/build-explorer.js';
 import { createApp } from '../src/app.js';
 import { buildDataset } from '../src/ingest/build.js';
+import { dotToward, type Arrow } from '../web/explorer/mapKeyboard.js';
 import { testApp, type TestApp } from './helpers.js';
+import { axeViolations } from './support/axeAudit.js';
 import { watchPage } from './support/watchedPage.js';
 
 /**
@@ -113,18 +115,24 @@ async function tableHeaders(page: Page): Promise<string[][]> {
 
 const chart = (page: Page) => page.getByRole('region', { name: 'Chart' });
 
-/** The search's answers (the map's dots are buttons named for their cities too). */
+/** The search's answers. */
 const matches = (page: Page) => page.getByRole('list', { name: 'Matching cities' });
 
-/** The map's dots as drawn on the screen: each city's centre and radius in the page's pixels. */
+/** The map's dots, options of its listbox named "<city>, has <datasets>". */
+const mapDots = (page: Page) => page.getByRole('listbox', { name: 'Cities with climate data' }).getByRole('option');
+
+/** The map's dots as drawn on the screen: each city's name, centre and radius in the page's pixels. */
 async function dotsOnScreen(page: Page): Promise<{ name: string; x: number; y: number; r: number }[]> {
-  return page.locator('#map svg circle').evaluateAll((cs) =>
+  return mapDots(page).evaluateAll((cs) =>
     cs.map((c) => {
       const b = c.getBoundingClientRect();
-      return { name: c.getAttribute('aria-label')!, x: b.x + b.width / 2, y: b.y + b.height / 2, r: b.width / 2 };
+      return { name: c.textContent!.split(', has ')[0]!, x: b.x + b.width / 2, y: b.y + b.height / 2, r: b.width / 2 };
     }),
   );
 }
+
+/** What has the keyboard's focus: a control's id, or a map dot's accessible name (its title). */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || document.activeElement?.tagName);
 
 async function pickCity(page: Page, search: string, name: RegExp) {
   await page.getByRole('searchbox', { name: 'Search cities' }).fill(search);
@@ -310,16 +318,18 @@ describe('GET /explore/ in headless Chromium', () => {
         next: string | null;
         features: { properties: { name: string; admin: string; datasets: string[] } }[];
       };
-      withData.push(...page.features.filter((f) => f.properties.datasets.length > 0).map((f) => `${f.properties.name}, ${f.properties.admin}`));
+      // Each dot is named for its city and its datasets: "New York City, NY, has NEX-GDDP, LOCA, NEX-GDDP-CMIP6 and LOCA2".
+      const has = (d: string[]) => (d.length === 1 ? d[0] : `${d.slice(0, -1).join(', ')} and ${d.at(-1)}`);
+      withData.push(...page.features.filter((f) => f.properties.datasets.length > 0).map((f) => `${f.properties.name}, ${f.properties.admin}, has ${has(f.properties.datasets)}`));
       next = page.next;
     }
-    expect(withData).toEqual(expect.arrayContaining(['New York City, NY', 'Los Angeles, CA', 'Chicago, IL']));
+    expect(withData).toEqual(expect.arrayContaining(['New York City, NY, has NEX-GDDP, LOCA, NEX-GDDP-CMIP6 and LOCA2', 'Los Angeles, CA, has NEX-GDDP and LOCA', 'Chicago, IL, has NEX-GDDP and LOCA']));
 
     const { page, outside, errors } = await openExplorer();
     await signIn(page);
-    const dots = page.locator('#map svg circle');
+    const dots = mapDots(page);
     await poll(() => dots.count(), { timeout: 20_000 }).toBe(withData.length);
-    expect((await dots.evaluateAll((cs) => cs.map((c) => c.getAttribute('aria-label')))).sort()).toEqual([...withData].sort());
+    expect((await dots.evaluateAll((cs) => cs.map((c) => c.textContent))).sort()).toEqual([...withData].sort());
     expect(await page.locator('#map svg .regions path').count()).toBeGreaterThan(10);
 
     // A click west of Chicago's dots, where no dot is: the nearest dot on the screen is the
@@ -334,8 +344,8 @@ describe('GET /explore/ in headless Chromium', () => {
     await poll(() => page.locator('#place-current').textContent()).toBe(nearest!.name);
     await chart(page).locator('canvas').waitFor();
 
-    // The keyboard: a dot is a button.
-    await page.locator('#map').getByRole('button', { name: 'Los Angeles, CA', exact: true }).focus();
+    // The keyboard: Enter on a dot picks its city.
+    await mapDots(page).and(page.getByRole('option', { name: 'Los Angeles, CA, has NEX-GDDP and LOCA', exact: true })).focus();
     await page.keyboard.press('Enter');
     await poll(() => new URL(page.url()).searchParams.get('city')).toBe('5368361');
     await poll(() => page.locator('#place-current').textContent()).toBe('Los Angeles, CA');
@@ -349,7 +359,7 @@ describe('GET /explore/ in headless Chromium', () => {
     const boston = await openExplorer('?city=4930956&indicator=frost_days');
     await signIn(boston.page);
     await poll(() => chart(boston.page).textContent()).toContain('Boston, MA has no climate data in this build');
-    await poll(() => boston.page.locator('#map svg circle').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    await poll(() => mapDots(boston.page).count(), { timeout: 20_000 }).toBeGreaterThan(3);
     expect(await boston.page.locator('#dataset-help').textContent()).toBe('Boston, MA has no climate data in this build.');
     expect(boston.failed).toEqual([]);
     expect(boston.consoleErrors).toEqual([]);
@@ -359,7 +369,7 @@ describe('GET /explore/ in headless Chromium', () => {
     const { page, outside, errors, failed } = await openExplorer('?city=999999999&indicator=frost_days');
     await signIn(page);
     await poll(() => page.locator('#place-current').textContent()).toBe('There is no city 999999999 in this build: search for a city or click the map.');
-    await poll(() => page.locator('#map svg circle').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    await poll(() => mapDots(page).count(), { timeout: 20_000 }).toBeGreaterThan(3);
     expect(new URL(page.url()).searchParams.get('city')).toBeNull();
     expect(failed).toEqual([`404 ${base}/api/city/999999999/`]);
     expect(outside).toEqual([]);
@@ -474,6 +484,25 @@ describe('GET /explore/ in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   }, 60_000);
+
+  it("has no serious or critical violation of axe-core's WCAG 2.1 A and AA rules, signed out and on a place's view", async () => {
+    const { page, outside, errors } = await openExplorer(`?city=${NEW_YORK}&indicator=frost_days`);
+    await page.getByLabel('Password').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await signIn(page);
+    await chart(page).locator('canvas').waitFor();
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }));
+    await poll(() => mapDots(page).count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    expect(await axeViolations(page)).toEqual([]);
+    // The baseline's control shown too (this build's historical years hold no baseline: the chart says so).
+    await page.getByLabel('Show the change against a historic baseline').check();
+    await poll(() => page.getByLabel('Baseline', { exact: true }).isVisible()).toBe(true);
+    await poll(() => chart(page).textContent()).toContain('relative_to must be the start year of a historic range');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 60_000);
 });
 
 /**
@@ -532,7 +561,7 @@ describe('GET /explore/ for Boston', () => {
   it('picks the city of the dot clicked, the nearest city between dots, and offers a place only the datasets it has', async () => {
     const { page, outside, errors, consoleErrors, failed } = await openExplorer('', origin);
     await signIn(page);
-    const dots = page.locator('#map svg circle');
+    const dots = mapDots(page);
     await poll(() => dots.count(), { timeout: 20_000 }).toBeGreaterThan(100);
     const centres = await dotsOnScreen(page);
     const bostonDot = centres.find((c) => c.name === 'Boston, MA')!;
@@ -561,7 +590,7 @@ describe('GET /explore/ for Boston', () => {
     await chart(page).locator('canvas').waitFor();
 
     // Back on Boston (from the keyboard), on LOCA.
-    await page.locator('#map').getByRole('button', { name: 'Boston, MA', exact: true }).focus();
+    await mapDots(page).and(page.getByRole('option', { name: 'Boston, MA, has NEX-GDDP and LOCA', exact: true })).focus();
     await page.keyboard.press('Enter');
     await poll(() => page.locator('#place-current').textContent()).toBe('Boston, MA');
     await page.getByLabel('Dataset').selectOption('LOCA');
@@ -573,6 +602,10 @@ describe('GET /explore/ for Boston', () => {
     await matches(page).getByRole('button', { name: /^Arlington, MA \(climate data: NEX-GDDP\)$/ }).click();
     await poll(() => page.locator('#place-current').textContent()).toBe('Arlington, MA');
     expect(new URL(page.url()).searchParams.get('city')).toBe(String(ARLINGTON));
+    // The map marks the city found by the search, and Tab enters the map there.
+    const mapStop = page.locator('#map [tabindex="0"]');
+    expect(await mapStop.textContent()).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await mapStop.getAttribute('aria-selected')).toBe('true');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.getByLabel('Dataset').inputValue()).toBe('NEX-GDDP');
     expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');
@@ -597,10 +630,120 @@ describe('GET /explore/ for Boston', () => {
     await page.close();
   }, 90_000);
 
+  it('is one Tab stop on the map: Tab enters at the most populous city, the arrows reach Boston, Enter picks it; the controls follow', async () => {
+    const { page, outside, errors, consoleErrors, failed } = await openExplorer('', origin);
+    await signIn(page);
+    await poll(() => mapDots(page).count(), { timeout: 20_000 }).toBeGreaterThan(100);
+    const dots = await mapDots(page).evaluateAll((cs) => cs.map((c) => ({ name: c.textContent!, x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) })));
+    // Every dot is reached by the arrows, but only one is in the Tab order.
+    expect(await page.locator('#map [tabindex="0"]').count()).toBe(1);
+    // What a screen reader is given (Chromium's accessibility tree): each dot an option named for its
+    // city and datasets, once (not repeated as its description).
+    const tree = (await (await page.context().newCDPSession(page)).send('Accessibility.getFullAXTree')) as { nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[] };
+    const options = tree.nodes.filter((n) => n.role?.value === 'option' && / has /.test(n.name?.value ?? ''));
+    expect(options.map((n) => n.name!.value).sort()).toEqual(dots.map((d) => d.name).sort());
+    expect(options.filter((n) => n.description?.value)).toEqual([]);
+    const newYork = 'New York City, NY, has NEX-GDDP and LOCA';
+    const bostonDot = 'Boston, MA, has NEX-GDDP and LOCA';
+
+    // From the top of the page, the Tab order: Sign out, the search, the map (at the most populous
+    // city, no city being chosen yet), then the controls in the order they are read.
+    await page.getByRole('heading', { name: 'Climate explorer' }).click();
+    const stops: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      stops.push((await focused(page))!);
+    }
+    expect(stops).toEqual(['sign-out', 'city-search', newYork, 'indicator', 'dataset', 'view', 'time_aggregation', 'units']);
+    // The checkbox, then the baseline it shows.
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toBe('relative');
+    await page.keyboard.press('Space');
+    await poll(() => page.getByLabel('Baseline', { exact: true }).isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toBe('relative_to');
+    await page.getByLabel('Show the change against a historic baseline').uncheck();
+
+    // Back into the map with Shift+Tab from the indicator: at New York City again.
+    await page.getByLabel('Indicator').focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused(page)).toBe(newYork);
+    // Home and End: the westernmost and the easternmost dot.
+    const byX = [...dots].sort((a, b) => a.x - b.x);
+    await page.keyboard.press('Home');
+    expect(await focused(page)).toBe(byX[0]!.name);
+    await page.keyboard.press('End');
+    expect(await focused(page)).toBe(byX.at(-1)!.name);
+
+    // The arrows from New York City to Boston: the shortest sequence of presses, each moving to the
+    // nearest dot within 45 degrees of its direction (web/explorer/mapKeyboard.ts, tested on its own).
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toBe(newYork);
+    const arrows: Arrow[] = ['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown'];
+    const from = byX.findIndex((d) => d.name === newYork);
+    const to = byX.findIndex((d) => d.name === bostonDot);
+    const path = new Map<number, Arrow[]>([[from, []]]);
+    for (const queue = [from]; queue.length > 0 && !path.has(to); ) {
+      const at = queue.shift()!;
+      for (const arrow of arrows) {
+        const next = dotToward(byX, at, arrow);
+        if (next !== undefined && !path.has(next)) {
+          path.set(next, [...path.get(at)!, arrow]);
+          queue.push(next);
+        }
+      }
+    }
+    const presses = path.get(to)!;
+    expect(presses.length).toBeGreaterThan(0);
+    for (const key of presses) {
+      const before = await focused(page);
+      await page.keyboard.press(key);
+      expect(await focused(page)).not.toBe(before);
+    }
+    expect(await focused(page)).toBe(bostonDot);
+    // Still a single Tab stop, now where the focus is.
+    expect(await page.locator('#map [tabindex="0"]').textContent()).toBe(bostonDot);
+
+    // Enter picks Boston: the chart shows it.
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('#place-current').textContent()).toBe('Boston, MA');
+    await chart(page).locator('canvas').waitFor();
+    await poll(() => chart(page).locator('#chart-title').textContent()).toBe('Frost Days (days), Boston, MA, NEX-GDDP');
+    await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: BOSTON }));
+    expect(await page.getByRole('option', { name: bostonDot, exact: true }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByRole('listbox', { name: 'Cities with climate data' }).getByRole('option', { selected: true }).count()).toBe(1);
+
+    // Tab leaves the map for the indicator; coming back, it enters at the chosen city, Boston.
+    await page.keyboard.press('ArrowLeft');
+    expect(await focused(page)).not.toBe(bostonDot);
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toBe('indicator');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused(page)).toBe(bostonDot);
+
+    // Space picks too.
+    await page.keyboard.press('ArrowDown');
+    const below = (await focused(page))!;
+    expect(below).not.toBe(bostonDot);
+    await page.keyboard.press('Space');
+    await poll(() => page.locator('#place-current').textContent()).toBe(below.split(', has ')[0]);
+    await poll(() => chart(page).locator('#chart-title').textContent()).toContain(below.split(', has ')[0]);
+
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('moves a shared address onto a dataset the place has, without asking for the one it lacks', async () => {
     const { page, outside, errors, consoleErrors, failed } = await openExplorer(`?city=${ARLINGTON}&indicator=frost_days&dataset=LOCA`, origin);
     await signIn(page);
     await chart(page).locator('canvas').waitFor();
+    // The map, drawn after the chart, marks the address's city and enters there from the keyboard.
+    await poll(() => page.locator('#map [aria-selected="true"]').textContent(), { timeout: 20_000 }).toBe('Arlington, MA, has NEX-GDDP');
+    expect(await page.locator('#map [tabindex="0"]').textContent()).toBe('Arlington, MA, has NEX-GDDP');
     await poll(() => tableRows(page)).toEqual(await expectedRows({ dataset: 'NEX-GDDP', time_aggregation: 'yearly' }, {}, boston.token, { origin, city: ARLINGTON }));
     expect(await page.locator('#dataset-help').textContent()).toBe('Arlington, MA has data in NEX-GDDP only. It has no LOCA data: showing NEX-GDDP.');
     expect(new URL(page.url()).searchParams.get('dataset')).toBe('NEX-GDDP');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../src/indicators/metadata.js';
-import { nearestDot } from '../web/explorer/map.js';
+import { dotName, nearestDot } from '../web/explorer/map.js';
+import { dotToward, type Arrow } from '../web/explorer/mapKeyboard.js';
 import { listedOptions, ownParams } from '../web/explorer/params.js';
 import { datasetForPlace, placeDatasetsNote } from '../web/explorer/placeDatasets.js';
 import { joinScenarios, periodX } from '../web/explorer/series.js';
@@ -110,6 +111,68 @@ describe('the explorer page modules', () => {
     expect(nearestDot(dots, 12, 11)?.name).toBe('a');
     expect(nearestDot(dots, 18, 11)?.name).toBe('c');
     expect(nearestDot([], 0, 0)).toBeUndefined();
+  });
+
+  it("names a map dot for its city and the datasets it has", () => {
+    const city = (datasets: string[]) => ({ id: 1, geometry: { type: 'Point' as const, coordinates: [-71.06, 42.36] as [number, number] }, properties: { name: 'Boston', admin: 'MA', population: 667137, datasets, region: 1 } });
+    expect(dotName(city(['NEX-GDDP', 'LOCA']))).toBe('Boston, MA, has NEX-GDDP and LOCA');
+    expect(dotName(city(['NEX-GDDP']))).toBe('Boston, MA, has NEX-GDDP');
+    expect(dotName(city(['NEX-GDDP', 'LOCA', 'LOCA2']))).toBe('Boston, MA, has NEX-GDDP, LOCA and LOCA2');
+  });
+
+  it('moves from a map dot to the nearest one within 45 degrees of the arrow, staying where none lies that way', () => {
+    //     n
+    //  w  o  e1   e2
+    //     s
+    const dots = [
+      { name: 'o', x: 100, y: 100 },
+      { name: 'e1', x: 130, y: 120 },
+      { name: 'e2', x: 110, y: 80 },
+      { name: 'far-e', x: 200, y: 100 },
+      { name: 'n', x: 105, y: 60 },
+      { name: 's', x: 90, y: 125 },
+      { name: 'w', x: 60, y: 100 },
+    ];
+    const move = (from: string, arrow: Arrow) => {
+      const to = dotToward(dots, dots.findIndex((d) => d.name === from), arrow);
+      return to === undefined ? undefined : dots[to]!.name;
+    };
+    // e2 (22.4 px, 63 degrees off east) is nearer than e1 (36.1 px, 34 degrees) but not east of o: north.
+    expect(move('o', 'ArrowRight')).toBe('e1');
+    expect(move('o', 'ArrowUp')).toBe('e2');
+    expect(move('o', 'ArrowDown')).toBe('s');
+    expect(move('o', 'ArrowLeft')).toBe('w');
+    expect(move('e1', 'ArrowRight')).toBe('far-e');
+    expect(move('far-e', 'ArrowRight')).toBeUndefined();
+    expect(move('w', 'ArrowLeft')).toBeUndefined();
+    // Exactly 45 degrees belongs to east or west, so no dot falls between two arrows.
+    const diagonal = [{ x: 0, y: 0 }, { x: 10, y: 10 }];
+    expect(dotToward(diagonal, 0, 'ArrowRight')).toBe(1);
+    expect(dotToward(diagonal, 0, 'ArrowDown')).toBeUndefined();
+  });
+
+  it('reaches every map dot from every other with the arrows, dots drawn at the same point too', () => {
+    // Scattered dots with a dense cluster (a metropolitan area) and two pairs drawn at one point.
+    let seed = 11;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const dots = Array.from({ length: 150 }, (_, i) => (i % 2 === 0 ? { x: random() * 640, y: random() * 400 } : { x: 500 + random() * 15, y: 120 + random() * 15 }));
+    dots.push({ ...dots[3]! }, { ...dots[40]! }, { ...dots[40]! });
+    const arrows: Arrow[] = ['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown'];
+    for (let start = 0; start < dots.length; start++) {
+      const seen = new Set([start]);
+      const queue = [start];
+      while (queue.length > 0) {
+        const at = queue.pop()!;
+        for (const arrow of arrows) {
+          const to = dotToward(dots, at, arrow);
+          if (to !== undefined && !seen.has(to)) {
+            seen.add(to);
+            queue.push(to);
+          }
+        }
+      }
+      expect(seen.size, `from dot ${start}`).toBe(dots.length);
+    }
   });
 
   it('keeps the warming-level view in the address and asks each scenario for its levels instead of periods', () => {

@@ -9,13 +9,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildExplorer } from '../scripts/build-explorer.js';
 import { createApp } from '../src/app.js';
 import { testApp, type TestApp } from './helpers.js';
+import { axeViolations } from './support/axeAudit.js';
 import { watchPage } from './support/watchedPage.js';
 
 /**
  * The explorer's "By warming level" view in headless Chromium, on the build whose years hold the
  * warming-level windows (test/support/warmingBuild.ts): per level, each scenario's 10th, median,
  * 90th percentile and model count, as the API answers them, in the table and the chart; the CSV
- * download is the API's; the view is in the address. Requests elsewhere are refused.
+ * download is the API's; the view is in the address; axe-core finds no serious or critical violation
+ * of the WCAG 2.1 A and AA rules. Requests elsewhere are refused.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -113,6 +115,9 @@ describe('the explorer by global warming level, in headless Chromium', () => {
     expect(await chart(page).locator('#chart-title').textContent()).toBe('Frost Days (days) by global warming level, New York City, NY, NEX-GDDP');
     expect(await page.getByLabel('Time aggregation').isVisible()).toBe(false);
     expect(new URL(page.url()).searchParams.get('view')).toBe('warming_level');
+    // axe-core's WCAG 2.1 A and AA rules on the view, its map drawn.
+    await poll(() => page.getByRole('listbox', { name: 'Cities with climate data' }).getByRole('option').count()).toBeGreaterThan(0);
+    expect(await axeViolations(page)).toEqual([]);
 
     // The CSV is the API's, with the levels of that scenario.
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'RCP 4.5 CSV' }).click()]);

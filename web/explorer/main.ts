@@ -55,6 +55,8 @@ let indicators: Indicator[] = [];
 let datasets: Dataset[] = [];
 let city: CityFeature | undefined;
 let mapShown = false;
+/** Marks the chosen city on the map, once it is drawn. */
+let markOnMap: ((city: number | undefined) => void) | undefined;
 let drawing: AbortController | undefined;
 /** What the chart shows now: the PNG's title and the scenarios it holds. */
 let shown: { title: string; scenarios: string[] } | undefined;
@@ -341,10 +343,16 @@ function showMap(): void {
   const token = session.token();
   if (!token) return;
   mapShown = true;
-  renderMap(el.map, token, choose).catch((err) => {
-    mapShown = false;
-    report(err, $('map-caption'));
-  });
+  renderMap(el.map, token, choose)
+    .then((mark) => {
+      markOnMap = mark;
+      // Also a place chosen while the map was loading.
+      mark(state.city);
+    })
+    .catch((err) => {
+      mapShown = false;
+      report(err, $('map-caption'));
+    });
 }
 
 function showPlace(): void {
@@ -373,6 +381,7 @@ function fitDatasetToPlace(): void {
 function choose(picked: CityFeature): void {
   city = picked;
   state.city = picked.id;
+  markOnMap?.(picked.id);
   showPlace();
   fitDatasetToPlace();
   update();

@@ -1,5 +1,8 @@
 import { geoAlbers, geoPath, geoTransform, type GeoPermissibleObjects } from 'd3-geo';
 import { apiJson } from './api.js';
+import { cityName } from './citySearch.js';
+import { mapKeyboard } from './mapKeyboard.js';
+import { nameList } from './placeDatasets.js';
 import type { CityFeature, CityPage } from './types.js';
 
 /** The contiguous United States, minlon,minlat,maxlon,maxlat (the API's in_bbox order). */
@@ -51,6 +54,9 @@ export function nearestDot<T extends { x: number; y: number }>(dots: readonly T[
   return best;
 }
 
+/** The dot's accessible name: "Boston, MA, has NEX-GDDP and LOCA". */
+export const dotName = (city: CityFeature): string => `${cityName(city)}, has ${nameList(city.properties.datasets)}`;
+
 function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
@@ -60,10 +66,11 @@ function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record
 /**
  * The map: ecoregion outlines from /api/region/ and the cities with data as dots, in an Albers
  * equal-area projection of the contiguous US. A click on a dot picks that dot's city, a click
- * between dots the nearest city with data; each dot is also a button for the keyboard. Nothing is
- * fetched from other hosts (no tiles).
+ * between dots the nearest city with data; from the keyboard the dots are one listbox
+ * (web/explorer/mapKeyboard.ts) that Tab enters at the chosen city, else the most populous.
+ * Nothing is fetched from other hosts (no tiles). Returns the function that marks the chosen city.
  */
-export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void): Promise<void> {
+export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void): Promise<(city: number | undefined) => void> {
   const [cities, list] = await Promise.all([
     citiesWithData(token),
     apiJson<{ results: RegionListItem[] }>(`/api/region/?in_bbox=${CONUS.join(',')}&limit=1000`, token),
@@ -83,35 +90,37 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   });
   const path = geoPath(planar);
 
-  const svg = svgElement('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, 'aria-labelledby': 'map-caption', role: 'group' });
+  const svg = svgElement('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': 'Map of the contiguous United States' });
   const outlines = svgElement('g', { class: 'regions', 'aria-hidden': 'true' });
   for (const region of regions) outlines.append(svgElement('path', { d: path(region) ?? '' }));
   svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), outlines);
 
-  const dots = svgElement('g', { class: 'cities' });
+  const dots = svgElement('g', { class: 'cities', role: 'listbox', 'aria-label': 'Cities with climate data', 'aria-describedby': 'map-keys' });
   const dotCity = new WeakMap<Element, CityFeature>();
-  const drawn: Dot[] = [];
+  const drawn: (Dot & { el: SVGCircleElement })[] = [];
   // Painted from the least to the most populous: where dots overlap (a pixel is several km), the
   // larger city's dot is the one seen on top, and the one a click on it picks.
   for (const city of [...cities].sort((a, b) => a.properties.population - b.properties.population)) {
     const p = projection(city.geometry.coordinates);
     if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
     const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
-    const dot = svgElement('circle', { cx: x, cy: y, r: 5, tabindex: 0, role: 'button' });
-    const name = `${city.properties.name}, ${city.properties.admin}`;
-    dot.setAttribute('aria-label', name);
-    dot.append(Object.assign(svgElement('title', {}), { textContent: name }));
-    dot.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' || ev.key === ' ') {
-        ev.preventDefault();
-        pick(city);
-      }
-    });
+    const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false' });
+    // The title is the accessible name and the pointer's tooltip (an aria-label too would make
+    // Chromium read the title again as the description).
+    dot.append(Object.assign(svgElement('title', {}), { textContent: dotName(city) }));
     dotCity.set(dot, city);
-    drawn.push({ city, x, y });
+    drawn.push({ city, x, y, el: dot });
     dots.append(dot);
   }
-  svg.append(dots);
+  // Announced and walked west to east (Home, End), while painted by population.
+  const westToEast = [...drawn].sort((a, b) => a.x - b.x);
+  westToEast.forEach((d, i) => {
+    d.el.setAttribute('aria-posinset', String(i + 1));
+    d.el.setAttribute('aria-setsize', String(westToEast.length));
+  });
+  const ring = svgElement('circle', { r: 9, class: 'focus-ring', 'aria-hidden': 'true' });
+  svg.append(dots, ring);
+  const enterAt = mapKeyboard(dots, westToEast, ring, (i) => pick(westToEast[i]!.city));
   svg.addEventListener('click', (ev) => {
     // On a dot, the browser's own hit test names the topmost dot drawn under the pointer: its city,
     // not the nearest city to the pixel, which in a dense area is often a neighbour.
@@ -123,4 +132,11 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
     if (nearest) pick(nearest.city);
   });
   container.replaceChildren(svg);
+
+  return (id) => {
+    const at = westToEast.findIndex((d) => d.city.id === id);
+    for (const [i, d] of westToEast.entries()) d.el.setAttribute('aria-selected', String(i === at));
+    // The most populous city is painted last.
+    enterAt(at >= 0 ? at : westToEast.indexOf(drawn.at(-1)!));
+  };
 }

@@ -10,7 +10,7 @@ export function datasetForPlace(wanted: string, has: readonly string[]): string 
 }
 
 /** "A", "A and B", "A, B and C". */
-function list(names: readonly string[]): string {
+export function nameList(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
@@ -20,6 +20,6 @@ function list(names: readonly string[]): string {
  */
 export function placeDatasetsNote(place: string, has: readonly string[], from?: string): string {
   if (has.length === 0) return `${place} has no climate data in this build.`;
-  const which = `${place} has data in ${list(has)}${has.length === 1 ? ' only' : ''}.`;
+  const which = `${place} has data in ${nameList(has)}${has.length === 1 ? ' only' : ''}.`;
   return from && !has.includes(from) ? `${which} It has no ${from} data: showing ${has[0]}.` : which;
 }
