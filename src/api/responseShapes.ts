@@ -70,6 +70,27 @@ export const pointMapCell = z
 
 const years = (what: string) => ({ start_year: z.int().meta({ description: `First year of ${what}.` }), end_year: z.int().meta({ description: `Last year of ${what}.` }) });
 
+const datasetSource = z
+  .strictObject({
+    publisher: z.string().meta({ description: 'Who produced and publishes the dataset.' }),
+    archives: z
+      .array(z.strictObject({ url: z.string(), description: z.string() }))
+      .meta({ description: "The public addresses the publisher's files are at, the first the one `make fetch` reads by default." }),
+    citations: z
+      .array(z.strictObject({ text: z.string(), doi: z.string().nullable().meta({ description: 'Null where none is given.' }) }))
+      .meta({ description: 'The references the publisher asks users to cite (the dataset, its method).' }),
+  })
+  .meta({ id: 'DatasetSource' });
+
+const datasetLicence = z
+  .strictObject({
+    name: z.string().nullable().meta({ description: "The licence's short name (CC0 1.0, US Government work); null where the publisher states none." }),
+    url: z.string().nullable().meta({ description: "The licence's text; null where there is no named licence or no text to point to." }),
+    statement: z.string().meta({ description: 'What the publisher says of the terms, or that no statement was found.' }),
+    stated_at: z.string().meta({ description: 'The page the statement is published on.' }),
+  })
+  .meta({ id: 'DatasetLicence' });
+
 export const dataset = z
   .strictObject({
     name: z.string(),
@@ -85,6 +106,8 @@ export const dataset = z
     historic_ranges: z
       .array(z.strictObject(years('the range')))
       .meta({ description: "The dataset's historic ranges, as /api/historic-range/?dataset= lists them (1981-2010 for CMIP6 only)." }),
+    source: datasetSource.nullable().meta({ description: 'The publisher, its archives and what to cite; null only for a dataset this service has no record of.' }),
+    licence: datasetLicence.nullable().meta({ description: 'The licence as the publisher states it; null only for a dataset this service has no record of.' }),
   })
   .meta({ id: 'ClimateDataset' });
 
