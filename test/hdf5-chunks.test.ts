@@ -110,10 +110,10 @@ describe('reading NetCDF-4 chunks without the HDF5 library', () => {
     expectSameBlocks(file, 'tasmax');
   });
 
-  it('reads through the HDF5 library the chunk indexes it does not (fixed arrays, layout versions 4 and 5)', async () => {
+  it('reads deflated chunks in a fixed array itself in layout version 4, through the HDF5 library in version 5', async () => {
     const spec = { ...base, chunks: [1, 8, 10] as [number, number, number] };
     const reference = await writeFixture(path.join(tmp, 'reference'), spec);
-    for (const libver of ['v110', 'latest'] as const) {
+    for (const [libver, reader] of [['v110', 'native'], ['latest', 'h5wasm']] as const) {
       const file = path.join(tmp, `libver-${libver}.nc`);
       const src = libraryFile(reference);
       const out = new h5wasm.File(file, 'w', { libver });
@@ -127,7 +127,7 @@ describe('reading NetCDF-4 chunks without the HDF5 library', () => {
       const h = await Hdf5File.open(file);
       try {
         const block = h.readBlock('tasmax', [5, 9], [1, 4], [2, 6]);
-        expect(h.valueReader).toBe('h5wasm');
+        expect(h.valueReader, libver).toBe(reader);
         const lib = libraryFile(reference);
         expect(Array.from(block)).toEqual(Array.from(dataset(lib, 'tasmax').slice([[5, 9], [1, 4], [2, 6]])));
         lib.close();
@@ -168,6 +168,17 @@ describe('reading NetCDF-4 chunks without the HDF5 library', () => {
       const s = Hdf5Structure.open(file);
       try {
         return s.dataset('tasmax')!;
+      } finally {
+        s.close();
+      }
+    };
+    /** The chunk index of the file's tasmax, read. */
+    const readChunkIndexOf = (file: string) => {
+      const s = Hdf5Structure.open(file);
+      try {
+        const info = s.dataset('tasmax')!;
+        if (info.layout.kind !== 'chunked') throw new Error('expected chunks');
+        return readChunkIndex(s.file, s.sizes, info.layout.index, info.shape, info.layout.chunks, 4);
       } finally {
         s.close();
       }
@@ -256,17 +267,22 @@ describe('reading NetCDF-4 chunks without the HDF5 library', () => {
       }
     });
 
-    it('reads the newer chunk indexes (single chunk natively; fixed array, extensible array, version 2 B-tree through the library)', async () => {
+    it('reads the newer chunk indexes: single chunk and fixed array itself, extensible array and version 2 B-tree through the library', async () => {
       const cases: [string, Partial<FixtureSpec>, string, string][] = [
         ['single', { libver: 'latest', deflateLevel: 0, chunks: [366, 3, 3] }, 'single', 'native'],
-        ['single-deflated', { libver: 'latest', chunks: [366, 3, 3] }, '', 'h5wasm'],
-        ['fixed-array', { libver: 'v110', chunks: [50, 2, 2] }, '', 'h5wasm'],
+        ['single-deflated', { libver: 'latest', chunks: [366, 3, 3] }, 'single', 'h5wasm'],
+        ['fixed-array', { libver: 'v110', chunks: [50, 2, 2] }, 'fixed', 'native'],
+        ['fixed-array-unfiltered', { libver: 'v110', deflateLevel: 0, chunks: [50, 2, 2] }, 'fixed', 'native'],
+        // 1,464 chunks: more than a page of 1,024 entries.
+        ['fixed-array-paged', { libver: 'v110', chunks: [1, 2, 2] }, 'fixed', 'native'],
+        ['fixed-array-paged-v5', { libver: 'latest', deflateLevel: 0, chunks: [1, 2, 2] }, 'fixed', 'native'],
+        ['fixed-array-deflated-v5', { libver: 'latest', chunks: [50, 2, 2] }, 'fixed', 'h5wasm'],
         ['extensible-array', { libver: 'latest', unlimitedTime: true, chunks: [50, 2, 2] }, '', 'h5wasm'],
       ];
       for (const [name, extra, index, reader] of cases) {
         const file = await writeFixture(path.join(tmp, 'indexes', name), { ...small, ...extra });
-        if (index) expect(layoutOf(file).layout, name).toMatchObject({ kind: 'chunked', index: { type: index } });
-        else expect(() => layoutOf(file), name).toThrow(Hdf5Unsupported);
+        if (index && reader === 'native') expect(layoutOf(file).layout, name).toMatchObject({ kind: 'chunked', index: { type: index } });
+        else expect(() => layoutOf(file).layout.kind === 'chunked' && readChunkIndexOf(file), name).toThrow(Hdf5Unsupported);
         expect(await readerOf(file), name).toBe(reader);
       }
       // Two unlimited dimensions: a version 2 B-tree.

@@ -91,6 +91,17 @@ describe('make ingest: a data variable in every storage layout', () => {
       );
     });
 
+    it('an empty file and an XML error document', async () => {
+      const dir = path.join(tmpRoot, 'not-netcdf');
+      fs.mkdirSync(dir, { recursive: true });
+      const empty = path.join(dir, 'tasmax_day_ACCESS-CM2_ssp245_r1i1p1f1_gn_2052.nc');
+      fs.writeFileSync(empty, '');
+      await expect(ingest(empty)).rejects.toThrow(`${empty}: cannot be read as NetCDF: is empty (0 bytes): a download that never got its data; download it again`);
+      const xml = path.join(dir, 'tasmax_day_ACCESS-CM2_ssp245_r1i1p1f1_gn_2051.nc');
+      fs.writeFileSync(xml, '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>\n');
+      await expect(ingest(xml)).rejects.toThrow(`${xml}: cannot be read as NetCDF: is an XML document, not a NetCDF file: a server's error or login page saved under the file's name; download it again`);
+    });
+
     it('a truncated download of a contiguous file', async () => {
       const file = await writeFixture(path.join(tmpRoot, 'truncated'), { ...spec, storage: 'contiguous' });
       const whole = fs.statSync(file).size;

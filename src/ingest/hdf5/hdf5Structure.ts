@@ -23,11 +23,13 @@ export type Layout =
   /** Chunk dims without the element-size dimension layout version 3 adds. */
   | { kind: 'chunked'; chunks: number[]; index: ChunkIndex; unfilteredEdges: boolean };
 
-/** Where the chunk addresses are (layout v3: always a version 1 B-tree). */
+/** Where the chunk addresses are (layout v3: always a version 1 B-tree; v4 and v5: one of several). */
 export type ChunkIndex =
   | { type: 'btree1'; address: number }
   | { type: 'single'; address: number; filteredSize?: number; filterMask?: number }
-  | { type: 'implicit'; address: number };
+  | { type: 'implicit'; address: number }
+  /** Layout version 5 keeps filtered chunk sizes differently: only its unfiltered arrays are read. */
+  | { type: 'fixed'; address: number; layoutVersion: number };
 
 export interface DatasetInfo {
   name: string;
@@ -281,6 +283,10 @@ function parseLayout(c: Cursor, rank: number): Layout {
         return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'single', address: c.offset(), ...(filtered ? { filteredSize, filterMask } : {}) } };
       }
       if (indexType === 2) return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'implicit', address: c.offset() } };
+      if (indexType === 3) {
+        c.u8(); // log2 of the entries in a page of the data block: the array's header says it again
+        return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'fixed', address: c.offset(), layoutVersion: version } };
+      }
       const kinds: Record<number, string> = { 3: 'a fixed array', 4: 'an extensible array', 5: 'a version 2 B-tree' };
       throw new Hdf5Unsupported(`chunks indexed by ${kinds[indexType] ?? `an index of type ${indexType}`}`);
     }

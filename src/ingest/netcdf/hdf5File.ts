@@ -35,12 +35,12 @@ function attrValues(attrs: H5Attrs): Record<string, AttrValue> {
 /**
  * NetCDF-4 (HDF5): names, attributes and dimensions through h5wasm (the HDF5 library); values
  * through src/ingest/hdf5/ (contiguous, compact and chunked datasets; chunks indexed by a version 1
- * B-tree, a single chunk or an implicit index; deflate, shuffle and Fletcher-32), which reads a
- * chunk index once and inflates chunks with Node's zlib (2-3 times less CPU per chunk than the
- * library's WebAssembly zlib). What it does not read (the fixed array, extensible array and
- * version 2 B-tree indexes of newer files, other filters) is read through h5wasm, and what neither
- * reads fails with a sentence naming the variable and what it uses. Either way only the chunks a
- * block overlaps are read.
+ * B-tree, a single chunk, an implicit index or a fixed array; deflate, shuffle and Fletcher-32),
+ * which reads a chunk index once and inflates chunks with Node's zlib (2-3 times less CPU per chunk
+ * than the library's WebAssembly zlib). What it does not read (the extensible array and version 2
+ * B-tree indexes of datasets with unlimited dimensions in newer files, filtered chunks of layout
+ * version 5, other filters) is read through h5wasm, and what neither reads fails with a sentence
+ * naming the variable and what it uses. Either way only the chunks a block overlaps are read.
  */
 export class Hdf5File implements GridFile {
   format = 'NetCDF-4/HDF5';
