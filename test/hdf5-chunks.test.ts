@@ -313,6 +313,29 @@ describe('reading NetCDF-4 chunks without the HDF5 library', () => {
       }
     });
 
+    it('stops at contiguous values that would run past the end of the file, rather than asking the library', async () => {
+      const file = await writeFixture(path.join(tmp, 'layouts', 'past-end'), { ...small, storage: 'contiguous' });
+      const info = layoutOf(file);
+      if (info.layout.kind !== 'contiguous') throw new Error('expected contiguous values');
+      const bytes = fs.readFileSync(file);
+      // The layout message: version 3, class 1 (contiguous), then the address.
+      const address = Buffer.alloc(8);
+      address.writeBigUInt64LE(BigInt(info.layout.address));
+      const at = bytes.indexOf(Buffer.concat([Buffer.from([3, 1]), address]));
+      expect(at).toBeGreaterThan(0);
+      const moved = bytes.length - 100;
+      bytes.writeBigUInt64LE(BigInt(moved), at + 2);
+      fs.writeFileSync(file, bytes);
+      const h = await Hdf5File.open(file);
+      try {
+        expect(() => h.readBlock('tasmax', [0, 1], [0, 1], [0, 1])).toThrow(
+          `variable tasmax's values (bytes ${moved} to ${moved + 366 * 9 * 4}) run past the end of the file (${bytes.length} bytes): the file is truncated or damaged; download it again`,
+        );
+      } finally {
+        h.close();
+      }
+    });
+
     it('calls a file shorter than its superblock says truncated', async () => {
       for (const [name, extra] of Object.entries({ library: {}, own: { shuffle: true }, contiguous: { storage: 'contiguous' as const } })) {
         const file = await writeFixture(path.join(tmp, 'truncated', name), { ...small, ...extra });

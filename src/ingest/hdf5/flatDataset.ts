@@ -1,4 +1,5 @@
 import { fillValue, product, valuesType, type Values, type ValuesType } from './elements.js';
+import { Hdf5Damaged } from './fileBytes.js';
 import { isDefined } from './objectHeader.js';
 import type { DatasetInfo, Hdf5Structure } from './hdf5Structure.js';
 import { newDecodeTimes, type DecodeTimes } from './decodeTimes.js';
@@ -29,14 +30,14 @@ export class FlatDataset {
     const layout = info.layout;
     if (layout.kind === 'compact') {
       if (layout.data.length < size) {
-        throw new Error(`variable ${info.name} is stored compact with ${layout.data.length} bytes, but its ${info.shape.join(' x ')} values need ${size}: the file is damaged`);
+        throw new Hdf5Damaged(`variable ${info.name} is stored compact with ${layout.data.length} bytes, but its ${info.shape.join(' x ')} values need ${size}: the file is damaged`);
       }
       this.bytes = (offset, into) => layout.data.copy(into, 0, offset, offset + into.length);
     } else if (layout.kind === 'contiguous') {
       const file = h5.file;
       if (isDefined(layout.address) && layout.address + size > file.size) {
-        throw new Error(
-          `variable ${info.name}'s values (bytes ${layout.address} to ${layout.address + size}) run past the end of the file (${file.size} bytes): the file is truncated; download it again`,
+        throw new Hdf5Damaged(
+          `variable ${info.name}'s values (bytes ${layout.address} to ${layout.address + size}) run past the end of the file (${file.size} bytes): the file is truncated or damaged; download it again`,
         );
       }
       if (isDefined(layout.address)) this.bytes = (offset, into) => void file.read(layout.address + offset, into.length, into);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import h5wasm from 'h5wasm/node';
 import { openDataset, type DatasetReader } from '../hdf5/dataset.js';
 import { newDecodeTimes, type DecodeTimes } from '../hdf5/decodeTimes.js';
-import { Hdf5Unsupported } from '../hdf5/fileBytes.js';
+import { Hdf5Damaged, Hdf5Unsupported } from '../hdf5/fileBytes.js';
 import { Hdf5Structure } from '../hdf5/hdf5Structure.js';
 import { libraryReadFailure, unreadableFilter } from './hdf5Failure.js';
 import { libraryBlock, missingLibraryFilter } from './libraryBlock.js';
@@ -141,6 +141,7 @@ export class Hdf5File implements GridFile {
       try {
         d = this.structure ? (openDataset(this.structure, name) ?? null) : null;
       } catch (err) {
+        if (err instanceof Hdf5Damaged) throw err;
         // What this reader does not decode, or metadata it cannot follow: the library reads it.
         this.unsupported.set(name, err instanceof Hdf5Unsupported ? err.message : `metadata it could not follow (${err instanceof Error ? err.message : String(err)})`);
       }
