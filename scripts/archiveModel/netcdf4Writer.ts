@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
+import { fletcher32 } from '../../src/ingest/hdf5/filters.js';
 
 /**
  * Writes NetCDF-4 files (HDF5) as the publishers' are stored: data variables in chunks, each
  * byte-shuffled and deflated, streamed chunk by chunk so that a full-size file (1440 x 600 x 365
  * float32, 1.26 GB before compression) never sits in memory; coordinates are dimension scales
- * attached to the data variable, so netCDF and the HDF5 library see named dimensions.
+ * attached to the data variable, so netCDF and the HDF5 library see named dimensions. Also the
+ * other storage a reader meets: chunks unfiltered or with a Fletcher-32 checksum, contiguous
+ * values (written or never written) and compact values (inside the object header).
  *
  * The layout is the oldest HDF5 understands (superblock 0, version 1 object headers, a symbol
  * table for the root group, version 1 B-trees for the chunks), which every reader accepts; chunk
@@ -17,18 +20,32 @@ import { promisify } from 'node:util';
 export type NumberType = 'f4' | 'f8' | 'i2' | 'i4';
 export type AttrValue = string | { type: NumberType; values: number[] };
 
-export interface ChunkedVariable {
+export interface DataVariable {
   name: string;
   dims: string[];
   type: NumberType;
   shape: number[];
-  chunks: number[];
   attrs: Record<string, AttrValue>;
   /** The HDF5 fill value (netCDF's _FillValue). */
   fill?: number;
-  shuffle: boolean;
-  deflateLevel: number;
 }
+
+export interface ChunkedVariable extends DataVariable {
+  chunks: number[];
+  shuffle: boolean;
+  /** 0: no deflate filter. */
+  deflateLevel: number;
+  /** A Fletcher-32 checksum after each chunk (HDF5 filter 3), over the bytes as stored. */
+  fletcher32?: boolean;
+  /**
+   * Lists filter TEST_FILTER_ID last in the pipeline, as if it had been applied (it leaves the bytes
+   * as they are): a filter no reader has, as a file compressed with a plugin the reader lacks is.
+   */
+  testFilter?: boolean;
+}
+
+/** A filter id from the range HDF5 reserves for testing (256-511): registered to nobody. */
+export const TEST_FILTER_ID = 300;
 
 const O = 8; // offsets and lengths: 8 bytes
 const UNDEF = 0xffffffffffffffffn;
@@ -41,6 +58,8 @@ const FREE_LIST_END = 1;
 const deflate = promisify(zlib.deflate);
 
 const typeSize: Record<NumberType, number> = { f4: 4, f8: 8, i2: 2, i4: 4 };
+/** Compact values live in a layout message, whose size is a 16-bit number. */
+const COMPACT_LIMIT = 0xffff - 16;
 
 /** A growable little-endian byte buffer. */
 class Bytes {
@@ -249,7 +268,14 @@ export class Netcdf4Writer {
       }
       return start;
     };
-    const compress = (raw: Uint8Array) => deflate(v.shuffle ? shuffleBytes(raw, size) : raw, { level: v.deflateLevel });
+    const compress = async (raw: Uint8Array): Promise<Buffer> => {
+      const shuffled = v.shuffle ? shuffleBytes(raw, size) : Buffer.from(raw);
+      const stored = v.deflateLevel > 0 ? await deflate(shuffled, { level: v.deflateLevel }) : shuffled;
+      if (!v.fletcher32) return stored;
+      const sum = Buffer.alloc(4);
+      sum.writeUInt32LE(fletcher32(stored));
+      return Buffer.concat([stored, sum]);
+    };
     let next = 0;
     for (let n = 0; n < total; n++) {
       while (next < total && next < n + inFlight) pending.push(compress(chunkData(startOf(next++))));
@@ -260,10 +286,32 @@ export class Netcdf4Writer {
     const layout = new Bytes().u8(3).u8(2).u8(v.shape.length + 1).u64(btree);
     for (const c of v.chunks) layout.u32(c);
     layout.u32(size);
-    const filters = new Bytes().u8(1).u8(v.shuffle ? 2 : 1).zeros(6);
-    // Shuffle (2) then deflate (1), each with one client value and padding to 8 bytes.
-    if (v.shuffle) filters.u16(2).u16(0).u16(1).u16(1).u32(size).u32(0);
-    filters.u16(1).u16(0).u16(0).u16(1).u32(v.deflateLevel).u32(0);
+    const filters = filterPipeline(v, size);
+    this.variableHeader(v, layout.done(), 3, filters);
+  }
+
+  /**
+   * A variable stored whole: contiguous (`data` after the metadata written so far, or no address
+   * at all when `data` is undefined: never written, all fill value) or compact (inside its object
+   * header, at most about 64 KB). The format allows no filters on either.
+   */
+  stored(v: DataVariable, layout: 'contiguous' | 'compact', data: Uint8Array | undefined) {
+    const bytes = v.shape.reduce((a, b) => a * b, typeSize[v.type]);
+    if (data && data.length !== bytes) throw new Error(`${v.name}: ${data.length} bytes given for ${v.shape.join(' x ')} ${v.type} values (${bytes} bytes)`);
+    const message = new Bytes().u8(3);
+    if (layout === 'compact') {
+      if (!data) throw new Error(`${v.name}: compact values are written with the header; give them`);
+      if (bytes > COMPACT_LIMIT) throw new Error(`${v.name}: ${bytes} bytes are too many for compact storage (at most ${COMPACT_LIMIT})`);
+      message.u8(0).u16(bytes).bytes(data);
+    } else {
+      message.u8(1).u64(data ? this.append(data) : UNDEF).u64(bytes);
+    }
+    // Compact values are there from the start (allocation early); contiguous ones when written (late).
+    this.variableHeader(v, message.done(), layout === 'compact' ? 1 : 2);
+  }
+
+  /** The object header of a data variable: its space, type, fill value, layout, filters and attributes. */
+  private variableHeader(v: DataVariable, layout: Buffer, allocation: 1 | 2 | 3, filters?: Buffer) {
     const attrs: [number, Buffer][] = Object.entries(v.attrs).map(([k, val]) => [0x000c, attribute(k, val)]);
     if (v.fill !== undefined) attrs.unshift([0x000c, attribute('_FillValue', { type: v.type, values: [v.fill] })]);
     attrs.push([0x000c, this.dimensionList(v.dims)]);
@@ -271,9 +319,9 @@ export class Netcdf4Writer {
       objectHeader([
         [0x0001, dataspaceMessage(v.shape)],
         [0x0003, datatypeMessage(v.type)],
-        [0x0005, fillMessage(3, v.fill === undefined ? undefined : numberBytes(v.type, [v.fill]))],
-        [0x0008, layout.done()],
-        [0x000b, filters.done()],
+        [0x0005, fillMessage(allocation, v.fill === undefined ? undefined : numberBytes(v.type, [v.fill]))],
+        [0x0008, layout],
+        ...(filters ? [[0x000b, filters] as [number, Buffer]] : []),
         ...attrs,
       ]),
     );
@@ -386,8 +434,32 @@ export class Netcdf4Writer {
   }
 }
 
-/** A version 2 fill value message: space allocated late (2) or incrementally (3, chunks), written if set. */
-function fillMessage(allocation: 2 | 3, value?: Buffer): Buffer {
+/**
+ * A version 1 filter pipeline message: the filters in the order they were applied when writing
+ * (shuffle, deflate, the test filter, Fletcher-32 over the bytes as stored), or undefined for none.
+ * Each entry: id, name length, flags (bit 0: optional), client values, the name padded to 8 bytes,
+ * the values padded to an even count.
+ */
+function filterPipeline(v: ChunkedVariable, size: number): Buffer | undefined {
+  const entries: { id: number; name?: string; optional: boolean; values: number[] }[] = [];
+  if (v.shuffle) entries.push({ id: 2, optional: true, values: [size] });
+  if (v.deflateLevel > 0) entries.push({ id: 1, optional: false, values: [v.deflateLevel] });
+  if (v.testFilter) entries.push({ id: TEST_FILTER_ID, name: 'fixture test filter', optional: false, values: [] });
+  if (v.fletcher32) entries.push({ id: 3, optional: false, values: [] });
+  if (entries.length === 0) return undefined;
+  const b = new Bytes().u8(1).u8(entries.length).zeros(6);
+  for (const e of entries) {
+    const name = e.name ? Buffer.from(`${e.name}\0`, 'latin1') : Buffer.alloc(0);
+    const padded = Math.ceil(name.length / 8) * 8;
+    b.u16(e.id).u16(padded).u16(e.optional ? 1 : 0).u16(e.values.length).bytes(name).zeros(padded - name.length);
+    for (const x of e.values) b.u32(x);
+    if (e.values.length % 2 === 1) b.u32(0);
+  }
+  return b.done();
+}
+
+/** A version 2 fill value message: space allocated early (1), late (2) or incrementally (3, chunks), written if set. */
+function fillMessage(allocation: 1 | 2 | 3, value?: Buffer): Buffer {
   const b = new Bytes().u8(2).u8(allocation).u8(2).u8(value ? 1 : 0);
   if (value) b.u32(value.length).bytes(value);
   return b.done();

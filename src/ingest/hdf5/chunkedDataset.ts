@@ -1,49 +1,18 @@
-import os from 'node:os';
 import zlib from 'node:zlib';
 import { readChunkIndex, type ChunkEntry } from './chunkIndex.js';
+import { newDecodeTimes, type DecodeTimes } from './decodeTimes.js';
+import { fillValue, LITTLE_ENDIAN_HOST, product, valuesType, type Values, type ValuesType } from './elements.js';
 import { Hdf5Unsupported } from './fileBytes.js';
+import { DECODED_FILTERS, FILTER_DEFLATE, FILTER_FLETCHER32, FILTER_SHUFFLE, filterLabel, fletcher32 } from './filters.js';
 import type { DatasetInfo, ElementType, Hdf5Structure } from './hdf5Structure.js';
-
-export type Values = Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
-
-const FILTER_DEFLATE = 1;
-const FILTER_SHUFFLE = 2;
-const FILTER_FLETCHER32 = 3;
-const LITTLE_ENDIAN_HOST = os.endianness() === 'LE';
-
-function arrayType(e: ElementType): { new (buf: ArrayBuffer, offset: number, length: number): Values; new (length: number): Values } {
-  if (e.kind === 'float') return e.size === 4 ? Float32Array : Float64Array;
-  switch (e.size) {
-    case 1:
-      return e.signed ? Int8Array : Uint8Array;
-    case 2:
-      return e.signed ? Int16Array : Uint16Array;
-    case 4:
-      return e.signed ? Int32Array : Uint32Array;
-  }
-  throw new Hdf5Unsupported(`${e.size}-byte integers`);
-}
-
-/** Time spent in each step of decoding chunks, for the ingest's benchmark (seconds). */
-export interface DecodeTimes {
-  /** Reading the chunk index (once per dataset). */
-  index: number;
-  read: number;
-  inflate: number;
-  unshuffle: number;
-  copy: number;
-  chunks: number;
-  bytesRead: number;
-}
-
-export const newDecodeTimes = (): DecodeTimes => ({ index: 0, read: 0, inflate: 0, unshuffle: 0, copy: 0, chunks: 0, bytesRead: 0 });
 
 const now = () => performance.now() / 1000;
 
 /**
- * A chunked (or contiguous) dataset read without the HDF5 library: the chunk index is read once,
- * and a block is read by reading each chunk it overlaps, inflating it with Node's zlib, undoing
- * the byte shuffle and copying the overlap out. Chunks the block does not touch are never read.
+ * A chunked dataset read without the HDF5 library: the chunk index is read once, and a block is
+ * read by reading each chunk it overlaps, checking its Fletcher-32 checksum if it has one,
+ * inflating it with Node's zlib, undoing the byte shuffle and copying the overlap out. Chunks the
+ * block does not touch are never read.
  */
 export class ChunkedDataset {
   readonly shape: number[];
@@ -51,47 +20,30 @@ export class ChunkedDataset {
   readonly element: ElementType;
   private readonly entries = new Map<number, ChunkEntry>();
   private readonly counts: number[];
-  private readonly ArrayType: ReturnType<typeof arrayType>;
+  private readonly ArrayType: ValuesType;
   private readonly rawChunkBytes: number;
   private scratch = Buffer.alloc(0);
   times: DecodeTimes = newDecodeTimes();
 
-  private constructor(
+  constructor(
     private readonly h5: Hdf5Structure,
     private readonly info: DatasetInfo,
   ) {
     this.shape = info.shape;
     this.element = info.element;
-    if (!info.element.littleEndian || !LITTLE_ENDIAN_HOST) throw new Hdf5Unsupported('big-endian values');
-    this.ArrayType = arrayType(info.element);
-    for (const f of info.filters) {
-      if (f.id !== FILTER_DEFLATE && f.id !== FILTER_SHUFFLE && f.id !== FILTER_FLETCHER32) throw new Hdf5Unsupported(`filter ${f.id}`);
-    }
+    this.ArrayType = valuesType(info.element);
+    for (const f of info.filters) if (!DECODED_FILTERS.has(f.id)) throw new Hdf5Unsupported(filterLabel(f.id, f.name));
     const layout = info.layout;
-    if (layout.kind === 'chunked') {
-      this.chunks = layout.chunks;
-      const t0 = now();
-      const list = readChunkIndex(h5.file, h5.sizes, layout.index, info.shape, layout.chunks, info.element.size);
-      this.counts = info.shape.map((n, k) => Math.ceil(n / this.chunks[k]!));
-      for (const e of list) this.entries.set(this.position(e.start), e);
-      this.times.index = now() - t0;
-    } else if (layout.kind === 'contiguous') {
-      // One chunk as large as the dataset, unfiltered.
-      this.chunks = info.shape.slice();
-      this.counts = info.shape.map(() => 1);
-      const bytes = info.shape.reduce((a, b) => a * b, info.element.size);
-      if (layout.address >= 0) this.entries.set(0, { start: info.shape.map(() => 0), address: layout.address, size: bytes, filterMask: ~0 });
-    } else {
-      throw new Hdf5Unsupported('compact storage');
-    }
-    this.rawChunkBytes = this.chunks.reduce((a, b) => a * b, info.element.size);
+    if (layout.kind !== 'chunked') throw new Error(`ChunkedDataset: ${info.name} is not chunked`);
+    this.chunks = layout.chunks;
+    const t0 = now();
+    const list = readChunkIndex(h5.file, h5.sizes, layout.index, info.shape, layout.chunks, info.element.size);
+    this.counts = info.shape.map((n, k) => Math.ceil(n / this.chunks[k]!));
+    for (const e of list) this.entries.set(this.position(e.start), e);
+    this.times.index = now() - t0;
+    this.rawChunkBytes = product(this.chunks, info.element.size);
   }
 
-  /** The dataset named in the root group, or undefined when it is not one. */
-  static open(h5: Hdf5Structure, name: string): ChunkedDataset | undefined {
-    const info = h5.dataset(name);
-    return info ? new ChunkedDataset(h5, info) : undefined;
-  }
 
   private position(start: number[]): number {
     let p = 0;
@@ -129,7 +81,9 @@ export class ChunkedDataset {
     let t0 = now();
     if (this.scratch.length < e.size) this.scratch = Buffer.allocUnsafe(e.size);
     let bytes: Buffer = this.h5.file.read(e.address, e.size, this.scratch);
-    if (bytes.length < e.size) throw new Error(`chunk at byte ${e.address} runs past the end of the file (${this.h5.file.size} bytes): the file is truncated`);
+    if (bytes.length < e.size) {
+      throw new Error(`variable ${this.info.name}'s chunk at byte ${e.address} runs past the end of the file (${this.h5.file.size} bytes): the file is truncated; download it again`);
+    }
     t.read += now() - t0;
     t.bytesRead += e.size;
     t.chunks++;
@@ -139,7 +93,7 @@ export class ChunkedDataset {
       if (e.filterMask & (1 << f) || partialEdge) continue;
       const filter = filters[f]!;
       t0 = now();
-      if (filter.id === FILTER_FLETCHER32) bytes = bytes.subarray(0, bytes.length - 4);
+      if (filter.id === FILTER_FLETCHER32) bytes = this.checked(bytes, e);
       else if (filter.id === FILTER_DEFLATE) {
         bytes = zlib.inflateSync(bytes, { chunkSize: Math.max(64 * 1024, this.rawChunkBytes) });
         t.inflate += now() - t0;
@@ -148,18 +102,22 @@ export class ChunkedDataset {
         t.unshuffle += now() - t0;
       }
     }
-    if (bytes.length < this.rawChunkBytes) throw new Error(`chunk at byte ${e.address} decodes to ${bytes.length} bytes, expected ${this.rawChunkBytes}`);
+    if (bytes.length < this.rawChunkBytes) {
+      throw new Error(`variable ${this.info.name}'s chunk at byte ${e.address} decodes to ${bytes.length} bytes where ${this.rawChunkBytes} were expected: the file is damaged`);
+    }
     const n = this.rawChunkBytes / this.element.size;
     // Typed arrays need aligned offsets; a chunk read into the scratch buffer is copied out.
     if (bytes.buffer === this.scratch.buffer || bytes.byteOffset % this.element.size !== 0) bytes = Buffer.from(bytes.subarray(0, this.rawChunkBytes));
     return new this.ArrayType(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
   }
 
-  private fillValue(): number {
-    const fill = this.info.fill;
-    if (!fill) return 0;
-    const aligned = Buffer.from(fill);
-    return new this.ArrayType(aligned.buffer as ArrayBuffer, aligned.byteOffset, 1)[0]!;
+  /** The chunk's bytes without the checksum the Fletcher-32 filter appended (little-endian), once it matches. */
+  private checked(bytes: Buffer, e: ChunkEntry): Buffer {
+    const data = bytes.subarray(0, bytes.length - 4);
+    if (bytes.length < 4 || bytes.readUInt32LE(bytes.length - 4) !== fletcher32(data)) {
+      throw new Error(`variable ${this.info.name}'s chunk at byte ${e.address} fails its Fletcher-32 checksum: the file is damaged; download it again`);
+    }
+    return data;
   }
 
   /** Copies the overlap of the chunk at `pos` and the block into `out`. */
@@ -180,7 +138,7 @@ export class ChunkedDataset {
     }
     const run = hi[rank - 1]! - lo[rank - 1]!;
     const idx = lo.slice(0, rank - 1);
-    const fill = values ? 0 : this.fillValue();
+    const fill = values ? 0 : fillValue(this.info, this.ArrayType);
     for (;;) {
       let c = lo[rank - 1]! - pos[rank - 1]! * this.chunks[rank - 1]!;
       let o = lo[rank - 1]! - ranges[rank - 1]![0];

@@ -109,3 +109,6 @@ export class Cursor {
  * the caller then reads through the HDF5 library (h5wasm) instead.
  */
 export class Hdf5Unsupported extends Error {}
+
+/** Damage this reader found (values past the end of the file, too few compact bytes): no other reader would do better. */
+export class Hdf5Damaged extends Error {}

@@ -11,6 +11,8 @@ export interface ElementType {
 
 export interface Filter {
   id: number;
+  /** The name the file gives the filter, if any. */
+  name?: string;
   /** Optional filters may be skipped for a chunk (its filter mask says so). */
   clientData: number[];
 }
@@ -21,11 +23,13 @@ export type Layout =
   /** Chunk dims without the element-size dimension layout version 3 adds. */
   | { kind: 'chunked'; chunks: number[]; index: ChunkIndex; unfilteredEdges: boolean };
 
-/** Where the chunk addresses are (layout v3: always a version 1 B-tree). */
+/** Where the chunk addresses are (layout v3: always a version 1 B-tree; v4 and v5: one of several). */
 export type ChunkIndex =
   | { type: 'btree1'; address: number }
   | { type: 'single'; address: number; filteredSize?: number; filterMask?: number }
-  | { type: 'implicit'; address: number };
+  | { type: 'implicit'; address: number }
+  /** Layout version 5 keeps filtered chunk sizes differently: only its unfiltered arrays are read. */
+  | { type: 'fixed'; address: number; layoutVersion: number };
 
 export interface DatasetInfo {
   name: string;
@@ -49,6 +53,8 @@ export class Hdf5Structure {
     readonly file: FileBytes,
     readonly sizes: Sizes,
     private readonly root: number,
+    /** The file's size as its superblock states it (the end-of-file address). */
+    readonly declaredSize: number,
     private readonly rootSymbolTable?: { btree: number; heap: number },
   ) {}
 
@@ -74,7 +80,7 @@ export class Hdf5Structure {
       const base = c.offset();
       if (base !== 0) throw new Hdf5Unsupported('a base address other than 0');
       c.offset(); // free-space info
-      c.offset(); // end of file
+      const end = c.offset();
       c.offset(); // driver information
       // The root group's symbol table entry.
       c.offset(); // link name offset
@@ -82,7 +88,7 @@ export class Hdf5Structure {
       const cacheType = c.u32();
       c.u32();
       const scratch = cacheType === 1 ? { btree: c.offset(), heap: c.offset() } : undefined;
-      return new Hdf5Structure(file, { offsetSize, lengthSize }, header, scratch);
+      return new Hdf5Structure(file, { offsetSize, lengthSize }, header, end, scratch);
     }
     if (version === 2 || version === 3) {
       const offsetSize = buf[9]!;
@@ -90,8 +96,8 @@ export class Hdf5Structure {
       const c = new Cursor(buf, 12, offsetSize, lengthSize);
       if (c.offset() !== 0) throw new Hdf5Unsupported('a base address other than 0');
       c.offset(); // superblock extension
-      c.offset(); // end of file
-      return new Hdf5Structure(file, { offsetSize, lengthSize }, c.offset());
+      const end = c.offset();
+      return new Hdf5Structure(file, { offsetSize, lengthSize }, c.offset(), end);
     }
     throw new Hdf5Unsupported(`superblock version ${version}`);
   }
@@ -188,7 +194,9 @@ export class Hdf5Structure {
     const filtersMsg = find(MSG.filters);
     const filters = filtersMsg ? parseFilters(this.cursor(filtersMsg.data)) : [];
     const fillMsg = messages.find((x) => x.type === MSG.fillValue && !(x.flags & 0x02));
-    const fill = fillMsg ? parseFill(this.cursor(fillMsg.data), element.size) : undefined;
+    // The old fill value message (before HDF5 1.6): only the value's size and bytes.
+    const oldFill = messages.find((x) => x.type === MSG.fillValueOld && !(x.flags & 0x02));
+    const fill = fillMsg ? parseFill(this.cursor(fillMsg.data), element.size) : oldFill ? parseOldFill(this.cursor(oldFill.data), element.size) : undefined;
     return { name, shape, element, layout, filters, ...(fill ? { fill } : {}) };
   }
 
@@ -254,7 +262,8 @@ function parseLayout(c: Cursor, rank: number): Layout {
       const chunks = Array.from({ length: dims }, () => c.u32()).slice(0, rank);
       return { kind: 'chunked', chunks, index: { type: 'btree1', address }, unfilteredEdges: false };
     }
-  } else if (version === 4) {
+  } else if (version === 4 || version === 5) {
+    // Version 5 (HDF5 2.0) is version 4 but for how filtered chunk sizes are kept in the index.
     const cls = c.u8();
     if (cls === 0) return { kind: 'compact', data: c.bytes(c.u16()) };
     if (cls === 1) return { kind: 'contiguous', address: c.offset(), size: c.length() };
@@ -268,12 +277,18 @@ function parseLayout(c: Cursor, rank: number): Layout {
       const indexType = c.u8();
       if (indexType === 1) {
         const filtered = (flags & 0x02) !== 0;
+        if (filtered && version === 5) throw new Hdf5Unsupported('a filtered single chunk of layout version 5');
         const filteredSize = filtered ? c.length() : undefined;
         const filterMask = filtered ? c.u32() : undefined;
         return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'single', address: c.offset(), ...(filtered ? { filteredSize, filterMask } : {}) } };
       }
       if (indexType === 2) return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'implicit', address: c.offset() } };
-      throw new Hdf5Unsupported(`chunk index type ${indexType} (fixed array, extensible array or version 2 B-tree)`);
+      if (indexType === 3) {
+        c.u8(); // log2 of the entries in a page of the data block: the array's header says it again
+        return { kind: 'chunked', chunks, unfilteredEdges, index: { type: 'fixed', address: c.offset(), layoutVersion: version } };
+      }
+      const kinds: Record<number, string> = { 3: 'a fixed array', 4: 'an extensible array', 5: 'a version 2 B-tree' };
+      throw new Hdf5Unsupported(`chunks indexed by ${kinds[indexType] ?? `an index of type ${indexType}`}`);
     }
   }
   throw new Hdf5Unsupported(`data layout message version ${version}`);
@@ -290,12 +305,18 @@ function parseFilters(c: Cursor): Filter[] {
     const nameLength = version === 1 || id >= 256 ? c.u16() : 0;
     c.u16(); // flags
     const values = c.u16();
+    const name = c.buf.toString('latin1', c.pos, c.pos + nameLength).replace(/\0.*$/s, '');
     if (nameLength > 0) c.skip(version === 1 ? Math.ceil(nameLength / 8) * 8 : nameLength);
     const clientData = Array.from({ length: values }, () => c.u32());
     if (version === 1 && values % 2 === 1) c.skip(4);
-    out.push({ id, clientData });
+    out.push({ id, clientData, ...(name ? { name } : {}) });
   }
   return out;
+}
+
+function parseOldFill(c: Cursor, size: number): Buffer | undefined {
+  const n = c.u32();
+  return n === size ? Buffer.from(c.bytes(n)) : undefined;
 }
 
 function parseFill(c: Cursor, size: number): Buffer | undefined {

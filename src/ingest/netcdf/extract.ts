@@ -8,7 +8,7 @@ import { LEFT_OUT_MODELS } from './cmip6Names.js';
 import { identityFromAttributes, identityFromName } from './fileNames.js';
 import { sniff, type GridFile, type GridVariable } from './gridFile.js';
 import { placeAxis, readGroups, timeSpans, type CellTarget } from './gridPlacement.js';
-import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
+import { newDecodeTimes, type DecodeTimes } from '../hdf5/decodeTimes.js';
 import { Hdf5File } from './hdf5File.js';
 import { IngestError } from './ingestError.js';
 import { Netcdf3File } from './netcdf3File.js';
@@ -216,8 +216,9 @@ function readInto(f: GridFile, r: FileReading, key: SourceKey, partPath: (range:
       cellsInFile: n,
       cellsEmpty: empty,
       valuesRead: n * nt,
-      // Whole chunks when read natively (a regional read of a global day inflates the globe).
-      valuesDecoded: decodedChunks > 0 ? decodedChunks * r.v.chunks!.reduce((a, b) => a * b, 1) : valuesDecoded,
+      // Whole chunks when read natively (a regional read of a global day inflates the globe);
+      // values stored unchunked (contiguous, compact) are read as the block asks.
+      valuesDecoded: decodedChunks > 0 && r.v.chunks ? decodedChunks * r.v.chunks.reduce((a, b) => a * b, 1) : valuesDecoded,
       reader: f instanceof Hdf5File ? f.valueReader : 'netcdf3',
     };
     let stagedBytes = 0;

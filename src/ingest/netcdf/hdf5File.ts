@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import h5wasm from 'h5wasm/node';
-import { ChunkedDataset, newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
+import { openDataset, type DatasetReader } from '../hdf5/dataset.js';
+import { newDecodeTimes, type DecodeTimes } from '../hdf5/decodeTimes.js';
+import { Hdf5Damaged, Hdf5Unsupported } from '../hdf5/fileBytes.js';
 import { Hdf5Structure } from '../hdf5/hdf5Structure.js';
+import { libraryReadFailure, unreadableFilter } from './hdf5Failure.js';
+import { libraryBlock, missingLibraryFilter } from './libraryBlock.js';
 import type { AttrValue } from './cfValues.js';
 import type { GridFile, GridVariable } from './gridFile.js';
 
@@ -30,22 +34,27 @@ function attrValues(attrs: H5Attrs): Record<string, AttrValue> {
 
 /**
  * NetCDF-4 (HDF5): names, attributes and dimensions through h5wasm (the HDF5 library); values
- * through ChunkedDataset, which reads the chunk index once and inflates chunks with Node's zlib
- * (2-3 times less CPU per chunk than the library's WebAssembly zlib). A layout ChunkedDataset does
- * not read (a B-tree of version 2, a filter other than deflate, shuffle and Fletcher-32, ...)
- * is read through h5wasm. Either way only the chunks a block overlaps are read.
+ * through src/ingest/hdf5/ (contiguous, compact and chunked datasets; chunks indexed by a version 1
+ * B-tree, a single chunk, an implicit index or a fixed array; deflate, shuffle and Fletcher-32),
+ * which reads a chunk index once and inflates chunks with Node's zlib (2-3 times less CPU per chunk
+ * than the library's WebAssembly zlib). What it does not read (the extensible array and version 2
+ * B-tree indexes of datasets with unlimited dimensions in newer files, filtered chunks of layout
+ * version 5, other filters) is read through h5wasm, and what neither reads fails with a sentence
+ * naming the variable and what it uses. Either way only the chunks a block overlaps are read.
  */
 export class Hdf5File implements GridFile {
   format = 'NetCDF-4/HDF5';
   globalAttrs: Record<string, AttrValue>;
   private file: InstanceType<typeof h5wasm.File>;
   private vars = new Map<string, GridVariable>();
-  private structure?: Hdf5Structure | null;
-  private chunked = new Map<string, ChunkedDataset | null>();
+  private structure?: Hdf5Structure;
+  private readers = new Map<string, DatasetReader | null>();
+  /** Why the native reader left a variable to the library (Hdf5Unsupported's noun phrase). */
+  private unsupported = new Map<string, string>();
   /** Which reader read the values: 'native' or 'h5wasm' (the last variable read). */
   valueReader: 'native' | 'h5wasm' = 'native';
 
-  private constructor(private readonly path: string) {
+  private constructor(path: string) {
     this.file = new h5wasm.File(path, 'r');
     this.globalAttrs = attrValues(this.file.attrs as H5Attrs);
   }
@@ -54,7 +63,16 @@ export class Hdf5File implements GridFile {
     await h5wasm.ready;
     // h5wasm reports a missing or unreadable file as a bare status code.
     fs.accessSync(path, fs.constants.R_OK);
-    return new Hdf5File(path);
+    const structure = openStructure(path);
+    let file: Hdf5File;
+    try {
+      file = new Hdf5File(path);
+    } catch (err) {
+      structure?.close();
+      throw new Error(`the HDF5 library cannot open it (${err instanceof Error ? err.message : String(err)}): the file is damaged or not NetCDF-4; download it again`);
+    }
+    file.structure = structure;
+    return file;
   }
 
   private dataset(name: string): H5Dataset | undefined {
@@ -98,36 +116,61 @@ export class Hdf5File implements GridFile {
     }
     this.valueReader = 'h5wasm';
     const d = this.dataset(name)!;
-    return d.slice([t, i, j]) as unknown as ArrayLike<number>;
+    const missing = missingLibraryFilter(d);
+    if (missing) throw new Error(unreadableFilter(name, missing));
+    try {
+      return libraryBlock(d, [t, i, j]);
+    } catch (err) {
+      throw new Error(libraryReadFailure(name, this.unsupported.get(name), err));
+    }
   }
 
   /** Time spent decoding chunks natively, summed over the variables read. */
   decodeTimes(): DecodeTimes {
     const sum = newDecodeTimes();
-    for (const d of this.chunked.values()) {
+    for (const d of this.readers.values()) {
       if (!d) continue;
       for (const k of Object.keys(sum) as (keyof DecodeTimes)[]) sum[k] += d.times[k];
     }
     return sum;
   }
 
-  private native(name: string): ChunkedDataset | undefined {
-    if (!this.chunked.has(name)) {
-      let d: ChunkedDataset | null = null;
+  private native(name: string): DatasetReader | undefined {
+    if (!this.readers.has(name)) {
+      let d: DatasetReader | null = null;
       try {
-        if (this.structure === undefined) this.structure = Hdf5Structure.open(this.path);
-        d = this.structure ? (ChunkedDataset.open(this.structure, name) ?? null) : null;
-      } catch {
-        // Hdf5Unsupported, or metadata this reader cannot follow: the library reads it (and says what is wrong with it).
-        if (this.structure === undefined) this.structure = null;
+        d = this.structure ? (openDataset(this.structure, name) ?? null) : null;
+      } catch (err) {
+        if (err instanceof Hdf5Damaged) throw err;
+        // What this reader does not decode, or metadata it cannot follow: the library reads it.
+        this.unsupported.set(name, err instanceof Hdf5Unsupported ? err.message : `metadata it could not follow (${err instanceof Error ? err.message : String(err)})`);
       }
-      this.chunked.set(name, d);
+      this.readers.set(name, d);
     }
-    return this.chunked.get(name) ?? undefined;
+    return this.readers.get(name) ?? undefined;
   }
 
   close() {
     this.structure?.close();
     this.file.close();
   }
+}
+
+/**
+ * The file's structure for the native reader, or undefined when it has one this reader does not
+ * follow (the library then reads it). A file shorter than its superblock says is truncated.
+ */
+function openStructure(path: string): Hdf5Structure | undefined {
+  let s: Hdf5Structure;
+  try {
+    s = Hdf5Structure.open(path);
+  } catch {
+    return undefined;
+  }
+  if (s.file.size < s.declaredSize) {
+    const [size, declared] = [s.file.size, s.declaredSize];
+    s.close();
+    throw new Error(`it is truncated: its HDF5 superblock says the file is ${declared} bytes, but it has ${size}; download it again`);
+  }
+  return s;
 }

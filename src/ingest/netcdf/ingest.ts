@@ -13,7 +13,7 @@ import { cellAt, cellCentre, GRIDS, type Grid } from '../../reference/grids.js';
 import { proximityOf } from '../catalog.js';
 import { Coastline } from '../geometry.js';
 import { readLand } from '../sources.js';
-import { newDecodeTimes, type DecodeTimes } from '../hdf5/chunkedDataset.js';
+import { newDecodeTimes, type DecodeTimes } from '../hdf5/decodeTimes.js';
 import { boxCells, unionCells, type Bbox } from './cellSelection.js';
 import { stageFile, type StagedResult } from './extract.js';
 import { extractContext } from './extractContext.js';
