@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseBatchBody } from '../batch/batchBody.js';
 import { badRequest } from '../errors.js';
 
 /**
@@ -58,6 +59,9 @@ export function parseExportBody(body: unknown): ExportBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object (Content-Type: application/json): {"scenarios": [...], "variables" or "indicators": [...], "area" or "locations": ..., "format": "netcdf" | "parquet" | "csv"}.');
   }
+  // The batch endpoints' checks of places, with their sentences (`locations[3].lat must be ...`).
+  const { locations } = body as { locations?: unknown };
+  if (locations !== undefined) parseBatchBody({ locations }, Number.MAX_SAFE_INTEGER);
   const parsed = exportBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -47,7 +47,7 @@ export function exportJson(job: ExportJob) {
     url,
     request: job.request,
     values: job.plan.values,
-    files: job.files.map((f) => ({ name: f.name, url: `${url}files/${encodeURIComponent(f.name)}`, bytes: f.bytes, sha256: f.sha256 })),
+    files: job.files.map((f) => ({ name: f.name, url: `${url}files/${encodeURIComponent(f.name)}/`, bytes: f.bytes, sha256: f.sha256 })),
     created_at: job.created_at,
     expires_at: job.expires_at,
     error: job.error,
@@ -59,7 +59,7 @@ const keptBytes = (jobs: ExportJob[]) => jobs.reduce((n, j) => n + j.files.reduc
 
 /**
  * POST /api/export/ (a job), GET /api/export/ (the account's), GET and DELETE /api/export/{id}/,
- * and GET /api/export/{id}/files/{name} (a file, with ETag and Range). An export is its account's:
+ * and GET /api/export/{id}/files/{name}/ (a file, with ETag and Range). An export is its account's:
  * any other token gets 404, as for an export that does not exist.
  */
 export function exportRoutes(deps: ExportDeps): Router {
@@ -135,7 +135,7 @@ export function exportRoutes(deps: ExportDeps): Router {
     res.status(204).end();
   });
 
-  router.get('/api/export/:id/files/:name', (req: Request, res: Response, next) => {
+  router.get('/api/export/:id/files/:name/', (req: Request, res: Response, next) => {
     const job = ownJob(req, res);
     const file = job.files.find((f) => f.name === req.params.name);
     if (!file) throw new NotFoundError(`Export ${job.id} has no file ${String(req.params.name)}.`);
