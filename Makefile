@@ -108,6 +108,10 @@ ingest-worker: $(STAMP)
 export-worker: $(STAMP)
 	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/exportWorker.ts
 
+# The export rate of a 1-degree box, 5 models, 30 years of tasmax (bench/export.ts; docs/benchmarks.md).
+bench-export: $(STAMP)
+	$(TSX) bench/export.ts
+
 ingest-status: $(STAMP)
 	@QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestStatus.ts --job="$(JOB)" --wait="$(WAIT)"
 
