@@ -51,15 +51,19 @@ export interface AppDeps {
   exports?: { store: ExportStore; scheduler: ExportScheduler };
 }
 
-/** The export jobs of an app: on the queue's workers with QUEUE_URL, else in this process. */
-export function exportJobs(config: Config, catalog: Catalog): { store: ExportStore; scheduler: ExportScheduler } {
+/**
+ * The export jobs of a server: on the queue's workers with QUEUE_URL, else in this process on the
+ * catalog `catalog()` names when each starts. One per process, shared by the apps of its data
+ * builds (server.ts), so that a reload does not run a job twice.
+ */
+export function exportJobs(config: Config, catalog: () => Catalog): { store: ExportStore; scheduler: ExportScheduler } {
   const store = new ExportStore(config.EXPORT_DIR);
-  const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new InProcessExports(store, () => catalog, { memoryLimit: config.DUCKDB_MEMORY_LIMIT, maxBytes: config.EXPORT_MAX_BYTES });
+  const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new InProcessExports(store, catalog, { memoryLimit: config.DUCKDB_MEMORY_LIMIT, maxBytes: config.EXPORT_MAX_BYTES });
   return { store, scheduler };
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores(), explorerAssets, exports = exportJobs(config, catalog) }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores(), explorerAssets, exports = exportJobs(config, () => catalog) }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived

@@ -33,7 +33,7 @@ export async function openExportEngine(memoryLimit: string): Promise<ExportEngin
 /**
  * Runs exports in this process, one at a time in order, on an engine opened at the first one:
  * the default, with no QUEUE_URL. Jobs a previous process left queued or running are taken up
- * again at start, so a restart loses none.
+ * again by resume(), so a restart loses none.
  */
 export class InProcessExports implements ExportScheduler {
   private engine?: Promise<ExportEngine>;
@@ -42,10 +42,14 @@ export class InProcessExports implements ExportScheduler {
 
   constructor(
     private readonly store: ExportStore,
+    /** The catalog of the data build being served when an export starts. */
     private readonly catalog: () => Catalog,
     private readonly opts: { memoryLimit: string; maxBytes: number; onError?: (err: unknown) => void },
-  ) {
-    for (const job of store.all().reverse()) if (job.status === 'queued' || job.status === 'running') void this.enqueue(job.id);
+  ) {}
+
+  /** Takes up the jobs a previous process left queued or running (the server calls it once it serves). */
+  resume() {
+    for (const job of this.store.all().reverse()) if (job.status === 'queued' || job.status === 'running') void this.enqueue(job.id);
   }
 
   enqueue(id: string): Promise<void> {
@@ -63,9 +67,12 @@ export class InProcessExports implements ExportScheduler {
     return this.chain;
   }
 
+  /**
+   * Starts no more exports and closes the engine: an export under way stops at its next statement
+   * and is left queued, for resume() in the next process (a shutdown does not wait for it).
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await this.chain;
     if (this.engine) {
       const engine = await this.engine;
       engine.queries.close();

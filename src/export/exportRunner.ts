@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../config.js';
 import type { QueryPool } from '../db/queryPool.js';
+import { UnavailableError } from '../errors.js';
 import type { Catalog } from '../reference/catalog.js';
 import type { ExportPlan } from './exportPlan.js';
 import { indicatorNetcdfVariables, indicatorValues } from './indicatorValues.js';
@@ -128,6 +129,13 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<void> {
     if (partial) fs.rmSync(partial, { force: true });
     if (err instanceof Cancelled) {
       fs.rmSync(dir, { recursive: true, force: true });
+      return;
+    }
+    // The engine closed under it (the server shutting down): not the export's fault. Left queued,
+    // it is run again from the start by the next process (InProcessExports.resume).
+    if (err instanceof UnavailableError) {
+      for (const f of files) fs.rmSync(store.filePath(id, f.name), { force: true });
+      store.update(id, () => ({ status: 'queued', progress: 0, files: [] }));
       return;
     }
     for (const f of files) fs.rmSync(store.filePath(id, f.name), { force: true });
