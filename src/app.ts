@@ -59,6 +59,15 @@ export interface AppDeps {
 export function exportJobs(config: Config, catalog: () => Catalog): { store: ExportStore; scheduler: ExportScheduler } {
   const store = new ExportStore(config.EXPORT_DIR);
   const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new InProcessExports(store, catalog, { memoryLimit: config.DUCKDB_MEMORY_LIMIT, maxBytes: config.EXPORT_MAX_BYTES });
+  // Expired exports go at the next request that lists or asks for exports, and at least hourly
+  // (or each EXPORT_TTL, if shorter) when nobody asks.
+  setInterval(() => {
+    try {
+      store.removeExpired();
+    } catch {
+      // EXPORT_DIR unreadable for now: the next sweep or request tries again, and says why.
+    }
+  }, Math.min(config.EXPORT_TTL, 3600) * 1000).unref();
   return { store, scheduler };
 }
 

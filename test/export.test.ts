@@ -37,6 +37,8 @@ beforeAll(async () => {
 });
 
 const auth = (token = t.token) => ({ Authorization: `Token ${token}` });
+/** For the tests that start apps of their own or compare thousands of values: a shared, loaded machine is slow. */
+const LONG = 120_000;
 
 type Job = { id: string; status: string; progress: number; files: { name: string; url: string; bytes: number; sha256: string }[]; error: string | null; expires_at: string; values: number };
 
@@ -135,7 +137,7 @@ describe('POST /api/export/ checks the request before anything runs', () => {
   });
 });
 
-describe('files equal the endpoints', () => {
+describe('files equal the endpoints', { timeout: LONG }, () => {
   it('NetCDF of an area: tasmax(model, time, lat, lon), CF attributes, values of every cell, model and day as the raw endpoint answers them', async () => {
     const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2052', variables: ['tasmax', 'pr'], area: { bbox: BBOX }, format: 'netcdf' });
     expect(job.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_ssp245_tasmax-pr.nc']);
@@ -336,10 +338,26 @@ describe('files equal the endpoints', () => {
       expect(mine.map((r) => r.period)).toEqual([...want.keys()]);
       for (const r of mine) expect(Number(r.value)).toBe(want.get(r.period!));
     }
+
+    // The same values in Parquet, typed: DOUBLE as the endpoint's numbers.
+    const pq = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', indicators: [indicators[1]!], locations: [{ city: NYC }], format: 'parquet' });
+    const parquetFile = (await download(pq.files[0]!.url)).file;
+    const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+    const conn = await db.connect();
+    try {
+      const types = (await conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet($file))`, { file: parquetFile })).getRowsJS();
+      expect(types).toContainEqual(['value', 'DOUBLE']);
+      const fromParquet = (await conn.runAndReadAll(`SELECT model, period, value FROM read_parquet($file) ORDER BY model, period`, { file: parquetFile })).getRowsJS() as [string, string, number][];
+      const fromCsv = rows.map((r) => [r.model, r.period, Number(r.value)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])) || String(a[1]).localeCompare(String(b[1])));
+      expect(fromParquet).toEqual(fromCsv);
+    } finally {
+      conn.closeSync();
+      await db.close();
+    }
   });
 });
 
-describe('the file download', () => {
+describe('the file download', { timeout: LONG }, () => {
   it('has Content-Disposition, its SHA-256 as ETag (304 on If-None-Match) and answers a Range with 206', async () => {
     const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' });
     const [f] = job.files;
@@ -360,7 +378,7 @@ describe('the file download', () => {
   });
 });
 
-describe('an export belongs to its account', () => {
+describe('an export belongs to its account', { timeout: LONG }, () => {
   it('another token gets 404 for it and its files, cannot delete it, and does not list it', async () => {
     const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'parquet' });
     const other = await t.auth.accounts.create('other@example.com', await hashPassword('other-password'));
@@ -387,7 +405,7 @@ describe('limits and expiry', () => {
     const res = await request(small.app).post('/api/export/').set(auth(small.token)).send({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050', variables: ['tasmax'], locations: [{ city: NYC }], format: 'csv' }).expect(400);
     expect(res.body.detail).toMatch(/holds up to 1,095 values; the limit is 1,000 \(EXPORT_MAX_VALUES\)/);
     expect((await request(small.app).get('/api/export/').set(auth(small.token))).body.results).toEqual([]);
-  });
+  }, LONG);
 
   it('EXPORT_MAX_BYTES: an account at its limit gets 409; an export that would pass it fails saying so', async () => {
     const shared = tempExportDir();
@@ -406,7 +424,7 @@ describe('limits and expiry', () => {
     expect(failed.error).toMatch(/past the limit of .* \(EXPORT_MAX_BYTES\)/);
     expect(failed.files).toEqual([]);
     expect(fs.readdirSync(path.join(shared, 'files', id))).toEqual([]);
-  });
+  }, LONG);
 
   it('EXPORT_TTL: an expired export is gone, with its files', async () => {
     const ttlDir = tempExportDir();
@@ -419,5 +437,5 @@ describe('limits and expiry', () => {
     expect((await request(short.app).get('/api/export/').set(auth(short.token)).expect(200)).body.results).toEqual([]);
     expect(fs.existsSync(path.join(ttlDir, 'files', job.id))).toBe(false);
     expect(fs.existsSync(path.join(ttlDir, 'jobs', `${job.id}.json`))).toBe(false);
-  });
+  }, LONG);
 });
