@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model ingest-enqueue ingest-worker ingest-status bench-queue
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -33,6 +33,8 @@ help:
 	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] [RANGE_CELLS=512] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink; one reduce task per RANGE_CELLS target cells); prints the job id"
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
+	@echo "make export-worker QUEUE_URL=redis://... - run the export jobs servers with QUEUE_URL put on the queue (EXPORT_DIR and DATA_DIR shared)"
+	@echo "make bench-export - the export rate: a 1-degree box, 5 models, one scenario, 30 years of tasmax (docs/benchmarks.md)"
 	@echo "make bench-queue - the queued ingest with 1 and 2 workers on full-size scale-model files (BENCH_QUEUE_RUNS=3)"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
@@ -101,6 +103,14 @@ ingest-enqueue: $(STAMP)
 
 ingest-worker: $(STAMP)
 	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" $(TSX) src/cli/ingestWorker.ts
+
+# Export jobs on the queue (src/export/exportQueue.ts): servers with QUEUE_URL add them, these workers run them.
+export-worker: $(STAMP)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/exportWorker.ts
+
+# The export rate of a 1-degree box, 5 models, 30 years of tasmax (bench/export.ts; docs/benchmarks.md).
+bench-export: $(STAMP)
+	$(TSX) bench/export.ts
 
 ingest-status: $(STAMP)
 	@QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestStatus.ts --job="$(JOB)" --wait="$(WAIT)"

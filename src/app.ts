@@ -10,6 +10,10 @@ import type { QueryPool } from './db/queryPool.js';
 import { dataCaching } from './http/caching.js';
 import { docsRoutes } from './http/docsRoutes.js';
 import { explorerRoutes } from './explorer/routes.js';
+import { InProcessExports, type ExportScheduler } from './export/exportJobs.js';
+import { QueuedExports } from './export/exportQueue.js';
+import { exportRoutes } from './export/exportRoutes.js';
+import { ExportStore } from './export/exportStore.js';
 import { errorHandler, unknownPath } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { opsRoutes, type Lifecycle } from './http/opsRoutes.js';
@@ -43,10 +47,32 @@ export interface AppDeps {
   explorerAssets?: string;
   /** Where the per-account throttle counts (default: in memory); the same as createAuth's. */
   throttleStores?: ThrottleStores;
+  /** Export jobs: their store in EXPORT_DIR and where they run (default: this process, or the queue with QUEUE_URL). */
+  exports?: { store: ExportStore; scheduler: ExportScheduler };
+}
+
+/**
+ * The export jobs of a server: on the queue's workers with QUEUE_URL, else in this process on the
+ * catalog `catalog()` names when each starts. One per process, shared by the apps of its data
+ * builds (server.ts), so that a reload does not run a job twice.
+ */
+export function exportJobs(config: Config, catalog: () => Catalog): { store: ExportStore; scheduler: ExportScheduler } {
+  const store = new ExportStore(config.EXPORT_DIR);
+  const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new InProcessExports(store, catalog, { memoryLimit: config.DUCKDB_MEMORY_LIMIT, maxBytes: config.EXPORT_MAX_BYTES });
+  // Expired exports go at the next request that lists or asks for exports, and at least hourly
+  // (or each EXPORT_TTL, if shorter) when nobody asks.
+  setInterval(() => {
+    try {
+      store.removeExpired();
+    } catch {
+      // EXPORT_DIR unreadable for now: the next sweep or request tries again, and says why.
+    }
+  }, Math.min(config.EXPORT_TTL, 3600) * 1000).unref();
+  return { store, scheduler };
 }
 
 /** The Express app; tests drive it with supertest, server.ts listens with it. */
-export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores(), explorerAssets }: AppDeps): express.Express {
+export function createApp({ config, catalog, queries, auth, logger, lifecycle, progress = new BuildProgress(catalog.dataDir), throttleStores = memoryThrottleStores(), explorerAssets, exports = exportJobs(config, () => catalog) }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag hashes every body; responses are immutable per data build, so a build-derived
@@ -78,6 +104,15 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
 
   app.use(auth.tokenRouter);
   app.use('/api', auth.requireToken);
+  // Before the build-derived validators: an export's state changes without a new build.
+  app.use(
+    exportRoutes({
+      catalog,
+      progress,
+      ...exports,
+      limits: { maxValues: config.EXPORT_MAX_VALUES, maxRunning: config.EXPORT_MAX_RUNNING, maxBytes: config.EXPORT_MAX_BYTES, ttl: config.EXPORT_TTL, maxAreaVertices: config.MAX_AREA_VERTICES, clipTimeoutMs: config.QUERY_TIMEOUT_MS },
+    }),
+  );
   const caching = dataCaching({ buildId: catalog.manifest.build_id, maxAge: config.CACHE_MAX_AGE });
   app.use(caching.reference);
   app.use(cityRoutes(catalog));

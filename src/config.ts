@@ -103,6 +103,22 @@ const envSchema = z.object({
    * every half of this). A task of a worker that died is handed to another after one to two times this.
    */
   INGEST_LOCK_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1000).default(60_000)),
+  /** Export jobs (src/export/): where their records and files live; replicas and export workers must share it. */
+  EXPORT_DIR: z.string().default(path.join(ROOT, 'data', 'exports')),
+  /** Most values (models x places or cells x days or periods x variables x scenarios) in one export; more is a 400. */
+  EXPORT_MAX_VALUES: z.coerce.number().int().min(1).default(50_000_000),
+  /** Exports queued or running at once per account; one more is a 429 with Retry-After. */
+  EXPORT_MAX_RUNNING: z.coerce.number().int().min(1).default(2),
+  /** Bytes of export files an account may keep; past it a new export is a 409 until some are deleted or expire. */
+  EXPORT_MAX_BYTES: z.coerce.number().int().min(1).default(5_000_000_000),
+  /** How long an export's files are kept: seconds, or a number with s, m, h or d (default 7d). */
+  EXPORT_TTL: z
+    .string()
+    .regex(/^[1-9]\d*[smhd]?$/, 'must be a positive number of seconds, or a number with s, m, h or d (7d)')
+    .default('7d')
+    .transform((v) => Number.parseInt(v, 10) * { s: 1, m: 60, h: 3600, d: 86_400 }[/[smhd]$/.test(v) ? (v.slice(-1) as 's') : 's']),
+  /** make export-worker and the server with QUEUE_URL: how long an export task stays a worker's without a renewal; a killed worker's task is retried after one to two of these. */
+  EXPORT_LOCK_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1000).default(60_000)),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

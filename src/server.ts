@@ -3,7 +3,8 @@ import path from 'node:path';
 import { createServer, type RequestListener } from 'node:http';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
+import { createApp, exportJobs } from './app.js';
+import { InProcessExports } from './export/exportJobs.js';
 import { createAuth } from './auth/index.js';
 import { AppObjects } from './http/appObjects.js';
 import { createThrottleStores } from './http/throttleStore.js';
@@ -59,9 +60,14 @@ async function main() {
   const throttleStores = await createThrottleStores(config, logger);
   const auth = await createAuth(config, throttleStores);
   const lifecycle: Lifecycle = { shuttingDown: false };
+  // One set of export jobs for every data build this process serves; each export reads the build served when it starts.
+  let switcher: GenerationSwitch | undefined;
+  const exports = exportJobs(config, () => switcher!.generation.catalog);
   const app = (g: Omit<DataGeneration, 'handler'>) =>
-    createApp({ config, catalog: g.catalog, queries: g.queries, auth, logger, lifecycle, progress: g.progress, throttleStores });
+    createApp({ config, catalog: g.catalog, queries: g.queries, auth, logger, lifecycle, progress: g.progress, throttleStores, exports });
   const generations = new GenerationSwitch(await openGeneration(config, app, false), logger);
+  switcher = generations;
+  if (exports.scheduler instanceof InProcessExports) exports.scheduler.resume();
   const { catalog, progress } = generations.generation;
   objects.serve(generations.generation.handler);
   handler = generations.listener;
@@ -96,6 +102,7 @@ async function main() {
       await stopBuild();
       await auth.close();
       await throttleStores.close();
+      await exports.scheduler.close();
       generations.closeAll();
       if (config.PID_FILE) fs.rmSync(config.PID_FILE, { force: true });
     },

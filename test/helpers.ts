@@ -34,10 +34,17 @@ export function tempAccountsDb(): string {
   return path.join(dir, `accounts-${counter++}.duckdb`);
 }
 
+/** A temporary EXPORT_DIR of its own (export jobs and their files), removed when the test process exits. */
+export function tempExportDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-exports-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** The app on the suite's tiny dataset (or another build, e.g. a copy an ingest wrote to), with one account and its token. */
 export async function testApp(env: Record<string, string> = {}, dataDir: string = inject('dataDir')): Promise<TestApp> {
   // Quiet by default; LOG_LEVEL=info in the environment shows the request log while debugging.
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), EXPORT_DIR: tempExportDir(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
   const catalog = await loadCatalog(await db.connect(), dataDir);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));

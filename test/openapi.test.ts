@@ -11,9 +11,24 @@ let t: TestApp;
 /** The document as served: parsed JSON, read loosely here and checked by the validator. */
 let doc: any;
 
+/** An export of the account, done, for the export operations' samples. */
+let exported: { id: string; file: string };
+
 beforeAll(async () => {
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' });
   doc = (await request(t.app).get('/openapi.json').expect(200).expect('Content-Type', /json/)).body;
+  const body = doc.paths['/api/export/'].post.requestBody.content['application/json'].schema;
+  const example = doc.components.schemas.ExportRequest?.example ?? body.example;
+  const { id } = (await request(t.app).post('/api/export/').set('Authorization', `Token ${t.token}`).send(example).expect(202)).body as { id: string };
+  for (;;) {
+    const job = (await request(t.app).get(`/api/export/${id}/`).set('Authorization', `Token ${t.token}`).expect(200)).body as { status: string; files: { name: string }[] };
+    if (job.status !== 'queued' && job.status !== 'running') {
+      expect(job.status).toBe('done');
+      exported = { id, file: job.files[0]!.name };
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 });
 
 /** Express 5's route layers, through the routers mounted with app.use(router). */
@@ -174,6 +189,11 @@ const SAMPLES: Record<string, string> = {
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
   explorerPage: '/explore/',
+  createExport: '/api/export/',
+  listExports: '/api/export/',
+  getExport: '/api/export/{export}/',
+  deleteExport: '/api/export/{export}/',
+  getExportFile: '/api/export/{export}/files/{file}/',
   getToken: '/api-token-auth/',
   refreshToken: '/api-token-auth/refresh/',
 };
@@ -186,7 +206,7 @@ describe('responses match the documented shapes', () => {
   it('answers every GET sample with a body of the documented 200 schema', async () => {
     const ops = operations(t.catalog).filter((o) => o.method === 'get');
     for (const op of ops) {
-      const url = SAMPLES[op.operationId]!.replace('{region}', String(t.catalog.regions[0]!.id));
+      const url = SAMPLES[op.operationId]!.replace('{region}', String(t.catalog.regions[0]!.id)).replace('{export}', exported.id).replace('{file}', exported.file);
       const res = await request(t.app).get(url).set('Authorization', `Token ${t.token}`);
       expect(res.status, url).toBe(200);
       checkBody(op, res.headers['content-type'] as string, res.body, url);
@@ -215,6 +235,18 @@ describe('responses match the documented shapes', () => {
       const res = await request(t.app).post(SAMPLES[id]!).set('Authorization', `Token ${t.token}`).send(body).expect(200);
       checkBody(op, res.headers['content-type'] as string, res.body, id);
     }
+  });
+
+  it('answers POST and DELETE of an export as documented (202 with Location, then 204)', async () => {
+    const post = operations(t.catalog).find((o) => o.operationId === 'createExport')!;
+    const example = doc.components.schemas.ExportRequest.example;
+    const res = await request(t.app).post('/api/export/').set('Authorization', `Token ${t.token}`).send(example).expect(202);
+    const accepted = (post.extra!['202'] as unknown as { content: Record<string, { schema: z.ZodType }> }).content['application/json']!.schema.safeParse(res.body);
+    expect(accepted.success ? [] : accepted.error.issues).toEqual([]);
+    expect(res.headers.location).toBe(res.body.url);
+    expect(Object.keys(doc.paths['/api/export/'].post.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '404', '409', '413', '429']));
+    await request(t.app).delete(res.body.url).set('Authorization', `Token ${t.token}`).expect(204);
+    await request(t.app).get(res.body.url).set('Authorization', `Token ${t.token}`).expect((r) => expect([200, 404]).toContain(r.status));
   });
 
   it('answers the token operations as documented (refresh last: it revokes the token)', async () => {

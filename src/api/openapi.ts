@@ -13,6 +13,7 @@ import { distanceQuery, pointPath } from '../reference/pointParams.js';
 import { regionDetailQuery, regionListQuery } from '../reference/regionRoutes.js';
 import { areaOperations } from './areaOperations.js';
 import { batchOperations } from './batchOperations.js';
+import { exportOperations } from './exportOperations.js';
 import { dataContent, json, pathParams, type Operation, type Shape } from './operation.js';
 import * as shapes from './responseShapes.js';
 
@@ -254,6 +255,7 @@ export function operations(catalog: Catalog): Operation[] {
     climate('indicator', 'point'),
     ...batchOperations(catalog, p),
     ...areaOperations(catalog),
+    ...exportOperations(),
     {
       method: 'get',
       path: '/openapi.json',

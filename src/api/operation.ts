@@ -10,7 +10,7 @@ import type { Catalog } from '../reference/catalog.js';
 export type Shape = z.ZodRawShape;
 
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI path template, trailing slash included as the app serves it. */
   path: string;
   operationId: string;

@@ -1,0 +1,209 @@
+import { areaCells, areaOfBody, areaOfQuery } from '../areas/area.js';
+import type { CoverThread } from '../areas/coverThread.js';
+import { isResolved, resolvePlace } from '../batch/batchPlaces.js';
+import { parseBatchBody } from '../batch/batchBody.js';
+import type { BuildProgress } from '../climate/buildProgress.js';
+import { scenarioOr404 } from '../climate/location.js';
+import { parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable } from '../climate/params.js';
+import { climateFile } from '../dataBuild/files.js';
+import { BadRequestError, badRequest, NotFoundError, ServiceError } from '../errors.js';
+import { queryFields } from '../http/queryParams.js';
+import { indicatorPlan, type IndicatorPlan } from '../indicators/indicatorPlan.js';
+import { indicatorQuery } from '../indicators/params.js';
+import type { Catalog, Dataset } from '../reference/catalog.js';
+import { DEFAULT_DATASET, scenarioYears } from '../reference/datasetContents.js';
+import { cellCentre, GRIDS, normalizeLon } from '../reference/grids.js';
+import type { ExportBody, ExportFormat } from './exportRequest.js';
+
+/**
+ * An export request resolved against the data build: the scenarios with their years and models,
+ * the cells to read and how each file places them. It is stored with the job (JSON), so that a
+ * worker on another machine runs exactly what was checked, without clipping the area again.
+ */
+export interface ExportPlan {
+  dataset: string;
+  format: ExportFormat;
+  /** The years as asked (indicator plans are made again from it by the runner). */
+  years: string | undefined;
+  scenarios: { name: string; years: number[]; models: string[] }[];
+  what: { kind: 'variables'; variables: Variable[] } | { kind: 'indicators'; indicators: ExportIndicator[] };
+  where: AreaCells | Places;
+  /** Values the files will hold at most (missing days and periods included). */
+  values: number;
+}
+
+/** An indicator of an export: its name and its parameters in query-string form, as the endpoints read them. */
+export interface ExportIndicator {
+  name: string;
+  params: Record<string, string>;
+}
+
+/** The cells of an area on the dataset's grid: the rectangle of rows and columns that holds them. */
+export interface AreaCells {
+  kind: 'area';
+  cells: { cellId: number; lat: number; lon: number }[];
+  rows: [number, number];
+  cols: [number, number];
+}
+
+/** Places, each on its map cell (several may share one). */
+export interface Places {
+  kind: 'locations';
+  locations: { label: string; name: string; cityId: number | null; cellId: number; lat: number; lon: number }[];
+}
+
+/** Parameters an export item may not set: the export has them, or they change the answer's shape. */
+const NOT_PER_INDICATOR = ['dataset', 'models', 'years', 'agg', 'format', 'distance', 'warming_level', 'pool_scenarios', 'return_period', 'baseline_return_period', 'include'];
+
+export interface PlanDeps {
+  catalog: Catalog;
+  progress: BuildProgress;
+  clipper: CoverThread;
+  maxAreaVertices: number;
+  maxValues: number;
+}
+
+const daysIn = (year: number) => ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 366 : 365);
+
+/** The body resolved, in the endpoints' order of checks: dataset, scenarios, models, years, what, where, size. */
+export async function planExport(deps: PlanDeps, body: ExportBody): Promise<ExportPlan> {
+  const { catalog } = deps;
+  const datasetName = body.dataset ?? DEFAULT_DATASET;
+  const dataset = catalog.datasetByName.get(datasetName);
+  if (!dataset) throw badRequest(`dataset ${datasetName} does not exist. Choose one of: ${catalog.datasets.map((d) => d.name).join(', ')}.`);
+  const filter = body.years === undefined ? 'all' : parseYearRanges(body.years);
+  const names = [...new Set(body.scenarios)];
+  const scenarios = names.map((name) => {
+    const scenario = scenarioOr404(catalog, name);
+    const models = parseModels(dataset, scenario, body.models ? body.models.join(',') : 'all');
+    const available = scenarioYears(catalog, dataset, scenario);
+    const years = yearsWithin(filter, available);
+    if (years.length === 0) {
+      throw badRequest(`years ${body.years ?? 'all'} holds no year of ${scenario.name} in ${dataset.name} (${available[0]}-${available[1]}); export that scenario with its own years.`);
+    }
+    return { name: scenario.name, years, models };
+  });
+
+  let what: ExportPlan['what'];
+  let perPlace = 0;
+  if (body.variables) {
+    const variables = parseVariables(body.variables.join(','));
+    what = { kind: 'variables', variables };
+    for (const s of scenarios) perPlace += s.years.reduce((n, y) => n + daysIn(y), 0) * s.models.length * variables.length;
+  } else {
+    const indicators = body.indicators!.map((item, i) => exportIndicator(catalog, item, i));
+    const seen = new Set<string>();
+    indicators.forEach((ind, i) => {
+      if (seen.has(ind.name)) throw badRequest(`indicators[${i}]: ${ind.name} is asked for twice; an export holds each indicator once (export the other parameters separately).`);
+      seen.add(ind.name);
+    });
+    // Every parameter checked now, for every scenario, as the indicator endpoints check them.
+    for (const s of scenarios) {
+      indicators.forEach((ind, i) => {
+        const plan = planIndicator(catalog, dataset, s, body.years, ind, i);
+        perPlace += periodsOf(plan) * s.models.length;
+      });
+    }
+    what = { kind: 'indicators', indicators };
+  }
+
+  const where = body.area ? await areaOf(deps, dataset, body.area, names) : placesOf(catalog, dataset, body.locations!);
+  const places = where.kind === 'area' ? where.cells.length : where.locations.length;
+  const values = perPlace * places;
+  if (values > deps.maxValues) {
+    throw badRequest(`This export holds up to ${values.toLocaleString('en-US')} values; the limit is ${deps.maxValues.toLocaleString('en-US')} (EXPORT_MAX_VALUES). Ask for fewer models, years, scenarios, ${what.kind} or ${where.kind === 'area' ? 'a smaller area' : 'locations'}, or split it.`);
+  }
+  return { dataset: dataset.name, format: body.format, years: body.years, scenarios, what, where, values };
+}
+
+/** One item of `indicators` as query-string parameters; unknown or export-wide ones are a 400. */
+function exportIndicator(catalog: Catalog, item: Record<string, unknown>, i: number): ExportIndicator {
+  const { name, ...rest } = item as { name: string } & Record<string, string | number | boolean>;
+  const allowed = Object.keys(fieldsOf(catalog)).filter((k) => !NOT_PER_INDICATOR.includes(k));
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (NOT_PER_INDICATOR.includes(key)) {
+      throw badRequest(`indicators[${i}].${key}: ${['dataset', 'models', 'years'].includes(key) ? 'set it once for the whole export, beside scenarios' : key === 'agg' ? 'an export holds every model\'s value, not statistics across models' : 'not available in exports'}.`);
+    }
+    if (!allowed.includes(key)) throw badRequest(`indicators[${i}] has an unknown parameter ${JSON.stringify(key)}; the indicator parameters are ${allowed.join(', ')}.`);
+    params[key] = String(value);
+  }
+  return { name, params };
+}
+
+/** The indicator's plan for one scenario and every model, its 400s and 404s naming the item. */
+export function planIndicator(catalog: Catalog, dataset: Dataset, s: { name: string; models: string[] }, years: string | undefined, ind: ExportIndicator, i: number): IndicatorPlan {
+  const scenario = scenarioOr404(catalog, s.name);
+  const fields = fieldsOf(catalog);
+  const query = { ...ind.params, dataset: dataset.name, models: s.models.join(','), ...(years === undefined ? {} : { years }), agg: 'avg' };
+  try {
+    // The export's size is bounded by EXPORT_MAX_VALUES, not by a request's model-years.
+    return indicatorPlan(catalog, fields, query, dataset, scenario, ind.name, Number.MAX_SAFE_INTEGER);
+  } catch (err) {
+    const at = `indicators[${i}] (${ind.name}${scenario ? `, ${scenario.name}` : ''}): `;
+    if (err instanceof BadRequestError) throw badRequest(at + err.message);
+    if (err instanceof NotFoundError) throw new NotFoundError(at + err.message);
+    throw err;
+  }
+}
+
+const fieldCache = new WeakMap<Catalog, ReturnType<typeof queryFields<ReturnType<typeof indicatorQuery>>>>();
+function fieldsOf(catalog: Catalog) {
+  let f = fieldCache.get(catalog);
+  if (!f) fieldCache.set(catalog, (f = queryFields(indicatorQuery(catalog), { blankIsAbsent: true })));
+  return f;
+}
+
+/** Periods of an indicator plan per model, at most (the sizes of its period keys). */
+function periodsOf(plan: IndicatorPlan): number {
+  if (plan.windows) return plan.windows.length;
+  // An offset year reads the next calendar year too: counting read years bounds the periods.
+  const years = plan.years.length;
+  const perYear = { yearly: 1, offset_yearly: 1, quarterly: 4, monthly: 12, custom: plan.spans.length, decadal: 1, window: 1 }[plan.timeAggregation];
+  return years * perYear;
+}
+
+async function areaOf(deps: PlanDeps, dataset: Dataset, area: NonNullable<ExportBody['area']>, scenarios: string[]): Promise<AreaCells> {
+  const { catalog, progress } = deps;
+  const named = 'geometry' in area ? undefined : (Object.keys(area)[0] as 'bbox' | 'city' | 'region');
+  let shape;
+  try {
+    shape = named ? areaOfQuery(catalog, { [named]: String((area as Record<string, unknown>)[named]) }) : areaOfBody((area as { geometry: unknown }).geometry, {}, deps.maxAreaVertices);
+  } catch (err) {
+    if (err instanceof ServiceError && !(err instanceof NotFoundError)) throw badRequest(`area: ${err.message}`);
+    throw err;
+  }
+  const found = await areaCells(catalog, dataset, shape.shape, shape.origin, Number.MAX_SAFE_INTEGER, (cellId) => {
+    progress.requireCell(dataset.name, cellId);
+    return scenarios.some((s) => climateFile(catalog.dataDir, dataset.name, s, cellId) !== undefined);
+  }, deps.clipper);
+  const grid = GRIDS[dataset.name]!;
+  const rowOf = (id: number) => Math.floor(id / grid.cols);
+  const colOf = (id: number) => id % grid.cols;
+  const ids = found.cells.map((c) => c.cellId);
+  return {
+    kind: 'area',
+    cells: found.cells.map(({ cellId }) => ({ cellId, ...cellCentre(grid, cellId) })),
+    rows: [Math.min(...ids.map(rowOf)), Math.max(...ids.map(rowOf))],
+    cols: [Math.min(...ids.map(colOf)), Math.max(...ids.map(colOf))],
+  };
+}
+
+function placesOf(catalog: Catalog, dataset: Dataset, locations: NonNullable<ExportBody['locations']>): Places {
+  const grid = GRIDS[dataset.name]!;
+  const places = parseBatchBody({ locations }, Number.MAX_SAFE_INTEGER);
+  return {
+    kind: 'locations',
+    locations: places.map((place, i) => {
+      const resolved = resolvePlace(catalog, place, dataset, 0);
+      if (!isResolved(resolved)) throw new NotFoundError(`locations[${i}]: ${resolved.detail}`);
+      const cellId = resolved.location.cellId;
+      const centre = cellCentre(grid, cellId);
+      if (place.kind === 'city') {
+        const city = catalog.cityById.get(place.city)!;
+        return { label: `city/${city.id}`, name: `${city.name}, ${city.admin}`, cityId: city.id, cellId, ...centre };
+      }
+      return { label: `point/${place.lat},${normalizeLon(place.lon)}`, name: `${place.lat}, ${place.lon}`, cityId: null, cellId, ...centre };
+    }),
+  };
+}

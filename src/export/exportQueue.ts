@@ -1,0 +1,72 @@
+import { Queue, Worker } from 'bullmq';
+import type { Catalog } from '../reference/catalog.js';
+import type { ExportScheduler } from './exportJobs.js';
+import { openExportEngine } from './exportJobs.js';
+import { runExport } from './exportRunner.js';
+import type { ExportStore } from './exportStore.js';
+
+/**
+ * Exports on the queue (BullMQ on Redis, QUEUE_URL): the server adds a task per export; any
+ * number of `make export-worker` processes, on machines that see EXPORT_DIR and DATA_DIR, run
+ * them. A worker killed mid-export loses its lease (EXPORT_LOCK_MS); the task is run again from
+ * the start by a worker, and fails with its reason after a second loss.
+ */
+export const EXPORT_QUEUE = 'climate-export';
+
+const connectionOf = (url: string) => ({ url, maxRetriesPerRequest: null });
+
+export class QueuedExports implements ExportScheduler {
+  private readonly queue: Queue;
+
+  constructor(url: string) {
+    this.queue = new Queue(EXPORT_QUEUE, { connection: connectionOf(url) });
+  }
+
+  async enqueue(id: string): Promise<void> {
+    await this.queue.add('export', { id }, { jobId: id, attempts: 2, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface ExportWorkerOptions {
+  queueUrl: string;
+  store: ExportStore;
+  catalog: Catalog;
+  memoryLimit: string;
+  maxBytes: number;
+  lockMs: number;
+  log: (line: string) => void;
+}
+
+/** Works export tasks one at a time until closed. */
+export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ close(): Promise<void> }> {
+  const engine = await openExportEngine(opts.memoryLimit);
+  const worker = new Worker(
+    EXPORT_QUEUE,
+    async (task) => {
+      const id = String((task.data as { id: string }).id);
+      opts.log(`[export-worker ${process.pid}] running ${id} (attempt ${task.attemptsStarted})`);
+      await runExport({ catalog: opts.catalog, queries: engine.queries, store: opts.store, maxBytes: opts.maxBytes }, id);
+      opts.log(`[export-worker ${process.pid}] ${id}: ${opts.store.get(id)?.status ?? 'removed'}`);
+    },
+    { connection: connectionOf(opts.queueUrl), concurrency: 1, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, maxStalledCount: 1 },
+  );
+  // A task lost twice (its workers killed) or failing outright: the job says why.
+  worker.on('failed', (task, err) => {
+    if (!task) return;
+    const id = String((task.data as { id: string }).id);
+    const final = task.attemptsMade >= (task.opts.attempts ?? 1) || /stalled/i.test(err.message);
+    if (final) opts.store.update(id, () => ({ status: 'failed', files: [], error: `The export's worker stopped before it was done (${err.message}).` }));
+  });
+  worker.on('error', (err) => opts.log(`[export-worker ${process.pid}] ${err.message}`));
+  return {
+    close: async () => {
+      await worker.close();
+      engine.queries.close();
+      await engine.db.close();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExportPlan } from './exportPlan.js';
+import type { ExportBody } from './exportRequest.js';
+
+export const EXPORT_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+export interface ExportFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** One export job as kept on disk: what was asked, how far it is, what it wrote. */
+export interface ExportJob {
+  id: string;
+  /** The account that asked; no other sees it. */
+  account: number;
+  status: ExportStatus;
+  progress: number;
+  request: ExportBody;
+  plan: ExportPlan;
+  files: ExportFile[];
+  created_at: string;
+  expires_at: string;
+  error: string | null;
+}
+
+const ID = /^exp-[0-9a-f]{24}$/;
+export const newExportId = () => `exp-${randomBytes(12).toString('hex')}`;
+export const isExportId = (id: string) => ID.test(id);
+
+/**
+ * The jobs and their files in EXPORT_DIR, a folder every replica and export worker sees: a JSON
+ * record per job (`jobs/<id>.json`) and a folder of files per job (`files/<id>/`). Every write is
+ * to a temporary name and then renamed, so a reader (or a process killed mid-write) never leaves a
+ * half-written record or a file that claims to be whole.
+ */
+export class ExportStore {
+  /** Nothing is created on disk until the first export. */
+  constructor(readonly dir: string) {}
+
+  private recordPath(id: string) {
+    return path.join(this.dir, 'jobs', `${id}.json`);
+  }
+
+  filesDir(id: string) {
+    return path.join(this.dir, 'files', id);
+  }
+
+  /** Where a file is written until it is whole; `partial` names never appear in a job's files. */
+  partialPath(id: string, name: string) {
+    return path.join(this.filesDir(id), `.${name}.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
+  }
+
+  filePath(id: string, name: string) {
+    return path.join(this.filesDir(id), name);
+  }
+
+  private write(job: ExportJob) {
+    const target = this.recordPath(job.id);
+    const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, JSON.stringify(job));
+    fs.renameSync(tmp, target);
+  }
+
+  create(job: ExportJob) {
+    fs.mkdirSync(path.join(this.dir, 'jobs'), { recursive: true });
+    fs.mkdirSync(this.filesDir(job.id), { recursive: true });
+    this.write(job);
+  }
+
+  get(id: string): ExportJob | undefined {
+    if (!isExportId(id)) return undefined;
+    try {
+      return JSON.parse(fs.readFileSync(this.recordPath(id), 'utf8')) as ExportJob;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Every job, newest first. */
+  all(): ExportJob[] {
+    const jobs = path.join(this.dir, 'jobs');
+    if (!fs.existsSync(jobs)) return [];
+    const ids = fs.readdirSync(jobs).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+    return ids
+      .map((id) => this.get(id))
+      .filter((j): j is ExportJob => j !== undefined)
+      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  }
+
+  ofAccount(account: number): ExportJob[] {
+    return this.all().filter((j) => j.account === account);
+  }
+
+  /**
+   * Changes a job as `change` says, unless it was cancelled meanwhile (a cancelled job stays
+   * cancelled whatever a runner that has not noticed yet writes). Returns the job as stored after.
+   */
+  update(id: string, change: (job: ExportJob) => Partial<ExportJob>): ExportJob | undefined {
+    const job = this.get(id);
+    if (!job || job.status === 'cancelled') return job;
+    const next = { ...job, ...change(job) };
+    this.write(next);
+    return next;
+  }
+
+  /** Marks a job cancelled (a runner stops at its next check) and deletes its files. */
+  cancel(id: string): ExportJob | undefined {
+    const job = this.get(id);
+    if (!job) return undefined;
+    const next: ExportJob = { ...job, status: job.status === 'done' || job.status === 'failed' ? job.status : 'cancelled', files: [] };
+    this.write(next);
+    fs.rmSync(this.filesDir(id), { recursive: true, force: true });
+    return next;
+  }
+
+  /** The job and its files, gone. */
+  remove(id: string) {
+    fs.rmSync(this.filesDir(id), { recursive: true, force: true });
+    fs.rmSync(this.recordPath(id), { force: true });
+  }
+
+  /** Removes the jobs whose time is up; returns their ids. */
+  removeExpired(now = Date.now()): string[] {
+    const gone = this.all().filter((j) => Date.parse(j.expires_at) <= now);
+    for (const j of gone) this.remove(j.id);
+    return gone.map((j) => j.id);
+  }
+}

@@ -1,0 +1,443 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import h5wasm from 'h5wasm/node';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { tempExportDir, testApp, type TestApp } from './helpers.js';
+
+/**
+ * Export jobs in the server process: the request checks (400/404 before anything runs), the files
+ * of each format read back with readers of their own (h5wasm's HDF5 reading for NetCDF-4, DuckDB
+ * for Parquet, csv-parse for CSV) and compared, value by value, with what the raw and indicator
+ * endpoints answer for the same cell, model and day or period; the file download (ETag, Range,
+ * Content-Disposition); ownership; the limits; expiry.
+ */
+
+const THROTTLE = { THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' };
+const DATASET = 'NEX-GDDP-CMIP6';
+const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
+/** Two of New York City's cells (0.25 degrees) and a bit of a third row. */
+const BBOX = '-74.25,40.5,-73.75,40.75';
+const NYC = 5128581;
+
+let t: TestApp;
+let dir: string;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'export-test-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+beforeAll(async () => {
+  dir = tempExportDir();
+  t = await testApp({ ...THROTTLE, EXPORT_DIR: dir });
+  await h5wasm.ready;
+});
+
+const auth = (token = t.token) => ({ Authorization: `Token ${token}` });
+/** For the tests that start apps of their own or compare thousands of values: a shared, loaded machine is slow. */
+const LONG = 120_000;
+
+type Job = { id: string; status: string; progress: number; files: { name: string; url: string; bytes: number; sha256: string }[]; error: string | null; expires_at: string; values: number };
+
+async function finished(app: TestApp, id: string): Promise<Job> {
+  for (;;) {
+    const job = (await request(app.app).get(`/api/export/${id}/`).set(auth(app.token)).expect(200)).body as Job;
+    if (job.status !== 'queued' && job.status !== 'running') return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function exported(body: object, app = t): Promise<Job> {
+  const res = await request(app.app).post('/api/export/').set(auth(app.token)).send(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  expect(res.headers.location).toBe(`/api/export/${res.body.id}/`);
+  expect(res.body).toEqual({ id: res.body.id, status: 'queued', url: `/api/export/${res.body.id}/` });
+  const job = await finished(app, res.body.id);
+  expect(job.status, job.error ?? '').toBe('done');
+  return job;
+}
+
+async function download(url: string, app = t): Promise<{ file: string; bytes: Buffer; headers: Record<string, string> }> {
+  const res = await request(app.app)
+    .get(url)
+    .set(auth(app.token))
+    .buffer(true)
+    .parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    })
+    .expect(200);
+  const file = path.join(tmp, `${createHash('sha1').update(url).digest('hex')}-${path.basename(url)}`);
+  fs.writeFileSync(file, res.body as Buffer);
+  return { file, bytes: res.body as Buffer, headers: res.headers as Record<string, string> };
+}
+
+/** A model's raw daily values at a point, from the raw endpoint asked for that model alone: date -> value. */
+async function rawByDate(lat: number, lon: number, scenario: string, model: string, variable: string, years: string): Promise<Map<string, number>> {
+  const res = await request(t.app).get(`/api/climate-data/${lat}/${lon}/${scenario}/?dataset=${DATASET}&models=${model}&variables=${variable}&years=${years}`).set(auth()).expect(200);
+  const out = new Map<string, number>();
+  for (const [year, vars] of Object.entries(res.body.data as Record<string, Record<string, (number | null)[]>>)) {
+    const base = Date.UTC(Number(year), 0, 1);
+    vars[variable]!.forEach((v, slot) => {
+      if (v !== null) out.set(new Date(base + slot * 86_400_000).toISOString().slice(0, 10), v);
+    });
+  }
+  return out;
+}
+
+/** A model's indicator values at a point, from the indicator endpoint asked for that model alone: period -> value. */
+async function indicatorByPeriod(lat: number, lon: number, scenario: string, model: string, name: string, params: string): Promise<Map<string, number | null>> {
+  const res = await request(t.app).get(`/api/climate-data/${lat}/${lon}/${scenario}/indicator/${name}/?dataset=${DATASET}&models=${model}&agg=avg${params}`).set(auth()).expect(200);
+  return new Map(Object.entries(res.body.data as Record<string, { avg: number | null }>).map(([p, s]) => [p, s.avg]));
+}
+
+const dateOf = (days: number) => new Date(Date.UTC(1950, 0, 1) + days * 86_400_000).toISOString().slice(0, 10);
+
+describe('POST /api/export/ checks the request before anything runs', () => {
+  const base = { dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', variables: ['tasmax'], area: { bbox: BBOX }, format: 'parquet' };
+  const cases: [string, object, number, RegExp][] = [
+    ['not an object', [1], 400, /must be a JSON object/],
+    ['no scenarios', { ...base, scenarios: undefined }, 400, /^scenarios: /],
+    ['variables and indicators', { ...base, indicators: [{ name: 'frost_days' }] }, 400, /exactly one of variables .* or indicators/],
+    ['neither area nor locations', { ...base, area: undefined }, 400, /exactly one of area or locations/],
+    ['a bad format', { ...base, format: 'zarr' }, 400, /format must be one of netcdf, parquet, csv/],
+    ['an unknown field', { ...base, colour: 'red' }, 400, /unknown field\(s\) "colour"/],
+    ['an unknown dataset', { ...base, dataset: 'CMIP9' }, 400, /dataset CMIP9 does not exist/],
+    ['an unknown scenario', { ...base, scenarios: ['ssp999'] }, 404, /Scenario ssp999 does not exist/],
+    ['a scenario of another dataset', { ...base, scenarios: ['RCP85'] }, 400, /has no scenario RCP85/],
+    ['an unknown model', { ...base, models: ['NOPE'] }, 400, /no data for model\(s\): NOPE/],
+    ['bad years', { ...base, years: '2050-2051' }, 400, /years accepts/],
+    ['years outside the scenario', { ...base, scenarios: ['historical'], years: '2050:2051' }, 400, /holds no year of historical/],
+    ['an unknown variable', { ...base, variables: ['snow'] }, 400, /variables accepts/],
+    ['an unknown indicator', { ...base, variables: undefined, indicators: [{ name: 'snow_days' }] }, 404, /Indicator snow_days does not exist/],
+    ['agg in an indicator', { ...base, variables: undefined, indicators: [{ name: 'frost_days', agg: 'max' }] }, 400, /indicators\[0\]\.agg: an export holds every model's value/],
+    ['an unknown indicator parameter', { ...base, variables: undefined, indicators: [{ name: 'frost_days', colour: 1 }] }, 400, /indicators\[0\] has an unknown parameter "colour"/],
+    ['a bad indicator parameter', { ...base, variables: undefined, indicators: [{ name: 'frost_days', time_aggregation: 'weekly' }] }, 400, /^indicators\[0\] \(frost_days, ssp245\): time_aggregation must be one of/],
+    ['a missing threshold', { ...base, variables: undefined, indicators: [{ name: 'max_temperature_threshold' }] }, 400, /indicators\[0\] \(max_temperature_threshold, ssp245\): threshold is required/],
+    ['a bad bbox', { ...base, area: { bbox: '1,2,3' } }, 400, /^area: /],
+    ['two kinds of area', { ...base, area: { bbox: BBOX, city: NYC } }, 400, /area must be exactly one of/],
+    ['a bad location', { ...base, area: undefined, locations: [{ lat: 100, lon: 0 }] }, 400, /^locations\[0\]\.lat must be a number between -90 and 90; got number 100/],
+    ['a place without data', { ...base, area: undefined, locations: [{ city: NYC }, { lat: -45, lon: 170 }] }, 404, /^locations\[1\]: No NEX-GDDP-CMIP6 data available/],
+    ['an area without data', { ...base, area: { bbox: '170,-46,171,-45' } }, 404, /No NEX-GDDP-CMIP6 data for this area/],
+  ];
+  it.each(cases)('%s: %i', async (_name, body, status, detail) => {
+    const res = await request(t.app).post('/api/export/').set(auth()).send(body);
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.detail).toMatch(detail);
+  });
+
+  it('refused requests leave no job; a request needs a token', async () => {
+    // The cases above are this file's first requests: none of them left a job.
+    expect((await request(t.app).get('/api/export/').set(auth()).expect(200)).body.results).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'jobs')) ? fs.readdirSync(path.join(dir, 'jobs')) : []).toEqual([]);
+    await request(t.app).post('/api/export/').send(base).expect(401);
+    await request(t.app).get('/api/export/').expect(401);
+  });
+});
+
+describe('files equal the endpoints', { timeout: LONG }, () => {
+  it('NetCDF of an area: tasmax(model, time, lat, lon), CF attributes, values of every cell, model and day as the raw endpoint answers them', async () => {
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2052', variables: ['tasmax', 'pr'], area: { bbox: BBOX }, format: 'netcdf' });
+    expect(job.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_ssp245_tasmax-pr.nc']);
+    const { file, bytes } = await download(job.files[0]!.url);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.files[0]!.sha256);
+    expect(bytes.length).toBe(job.files[0]!.bytes);
+
+    // Read with the HDF5 library's own reading: names, attributes, dimension scales, values.
+    const f = new h5wasm.File(file, 'r');
+    try {
+      const attr = (o: { attrs: Record<string, { value: unknown }> }, name: string) => o.attrs[name]?.value;
+      expect(attr(f, 'Conventions')).toBe('CF-1.8');
+      expect(String(attr(f, 'source'))).toContain('NEX-GDDP-CMIP6');
+      expect(String(attr(f, 'history'))).toContain('"variables":["tasmax","pr"]');
+      expect(String(attr(f, 'comment'))).toMatch(/synthetic/);
+      expect(attr(f, 'license')).toBeTruthy();
+      const ds = (name: string) => f.get(name) as InstanceType<typeof h5wasm.Dataset>;
+      const models = ds('model').value as string[];
+      const lats = Array.from(ds('lat').value as Float64Array);
+      const lons = Array.from(ds('lon').value as Float64Array);
+      const time = Array.from(ds('time').value as Float64Array);
+      expect(models).toEqual(MODELS);
+      expect(time).toHaveLength(366);
+      expect(dateOf(time[0]!)).toBe('2052-01-01');
+      expect(attr(ds('time'), 'units')).toBe('days since 1950-01-01');
+      expect(attr(ds('time'), 'calendar')).toBe('proleptic_gregorian');
+      expect(attr(ds('lat'), 'units')).toBe('degrees_north');
+      const tasmax = ds('tasmax');
+      expect(tasmax.shape).toEqual([3, 366, lats.length, lons.length]);
+      expect(tasmax.get_attached_scales(0)).toEqual(['/model']);
+      expect(tasmax.get_attached_scales(1)).toEqual(['/time']);
+      expect(attr(tasmax, 'units')).toBe('K');
+      expect(attr(tasmax, 'standard_name')).toBe('air_temperature');
+      expect(attr(tasmax, 'long_name')).toBeTruthy();
+      const fill = (attr(tasmax, '_FillValue') as Float32Array | number[])[0] ?? attr(tasmax, '_FillValue');
+      expect(Number(fill)).toBe(1e20 === Math.fround(1e20) ? 1e20 : Math.fround(1e20));
+      expect(attr(ds('pr'), 'units')).toBe('kg m-2 s-1');
+      const values = tasmax.value as Float32Array;
+      let compared = 0;
+      let missing = 0;
+      for (let y = 0; y < lats.length; y++) {
+        for (let x = 0; x < lons.length; x++) {
+          for (const [m, model] of models.entries()) {
+            const want = await rawByDate(lats[y]!, lons[x]!, 'ssp245', model, 'tasmax', '2052');
+            for (let k = 0; k < time.length; k++) {
+              const got = values[((m * time.length + k) * lats.length + y) * lons.length + x]!;
+              const expected = want.get(dateOf(time[k]!));
+              if (expected === undefined) {
+                expect(got).toBe(Math.fround(1e20));
+                missing++;
+              } else {
+                expect(got).toBe(Math.fround(expected));
+                compared++;
+              }
+            }
+          }
+        }
+      }
+      // In each cell with data: ACCESS-CM2 every day of 2052, CanESM5 (noleap) all but Feb 29,
+      // UKESM1-0-LL (360_day) all but 6 dates of a leap year.
+      expect(compared % (366 + 365 + 360)).toBe(0);
+      expect(compared).toBeGreaterThanOrEqual(2 * (366 + 365 + 360));
+      expect(missing).toBeGreaterThanOrEqual(7 * lats.length * lons.length);
+    } finally {
+      f.close();
+    }
+  });
+
+  it('NetCDF of places: tasmax(model, location, time) with lat, lon, city_id and name; one file per scenario', async () => {
+    const locations = [{ city: NYC }, { lat: 40.7, lon: -74.1 }];
+    const job = await exported({ dataset: DATASET, scenarios: ['historical', 'ssp245'], models: ['CanESM5'], years: '1992,2050', variables: ['tasmax'], locations, format: 'netcdf' });
+    expect(job.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_historical_tasmax.nc', 'NEX-GDDP-CMIP6_ssp245_tasmax.nc']);
+    for (const [i, scenario] of ['historical', 'ssp245'].entries()) {
+      const { file } = await download(job.files[i]!.url);
+      const f = new h5wasm.File(file, 'r');
+      try {
+        const ds = (name: string) => f.get(name) as InstanceType<typeof h5wasm.Dataset>;
+        expect(ds('location').value).toEqual(['city/5128581', 'point/40.7,-74.1']);
+        expect(Array.from(ds('city_id').value as Int32Array)).toEqual([NYC, -1]);
+        expect((ds('name').value as string[])[0]).toMatch(/^New York City/);
+        const lats = Array.from(ds('lat').value as Float64Array);
+        const lons = Array.from(ds('lon').value as Float64Array);
+        const time = Array.from(ds('time').value as Float64Array);
+        const tasmax = ds('tasmax');
+        expect(tasmax.shape).toEqual([1, 2, time.length]);
+        expect(String(tasmax.attrs.coordinates?.value)).toBe('lat lon city_id cell_id name');
+        const values = tasmax.value as Float32Array;
+        for (let p = 0; p < 2; p++) {
+          const want = await rawByDate(lats[p]!, lons[p]!, scenario, 'CanESM5', 'tasmax', scenario === 'historical' ? '1992' : '2050');
+          time.forEach((d, k) => {
+            const expected = want.get(dateOf(d));
+            expect(values[p * time.length + k]).toBe(expected === undefined ? Math.fround(1e20) : Math.fround(expected));
+          });
+          expect(want.size).toBe(365);
+        }
+      } finally {
+        f.close();
+      }
+    }
+  });
+
+  it('Parquet of an area: long form, typed, zstd; every value as the raw endpoint answers it', async () => {
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', variables: ['tasmax', 'pr'], area: { bbox: BBOX }, format: 'parquet' });
+    const { file } = await download(job.files[0]!.url);
+    const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+    const conn = await db.connect();
+    try {
+      const schema = (await conn.runAndReadAll(`SELECT name, type FROM parquet_schema($file) WHERE name <> 'duckdb_schema'`, { file })).getRowsJS();
+      expect(schema).toEqual([['dataset', 'BYTE_ARRAY'], ['scenario', 'BYTE_ARRAY'], ['model', 'BYTE_ARRAY'], ['cell_id', 'INT32'], ['lat', 'DOUBLE'], ['lon', 'DOUBLE'], ['date', 'INT32'], ['variable', 'BYTE_ARRAY'], ['value', 'FLOAT']]);
+      const codecs = (await conn.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata($file)`, { file })).getRowsJS().flat();
+      expect(codecs).toEqual(['ZSTD']);
+      const rows = (await conn.runAndReadAll(`SELECT dataset, scenario, model, cell_id, lat, lon, strftime(date, '%Y-%m-%d'), variable, value FROM read_parquet($file)`, { file })).getRowsJS() as [string, string, string, number, number, number, string, string, number][];
+      const cells = new Set(rows.map((r) => r[3]));
+      expect(cells.size).toBeGreaterThanOrEqual(2);
+      const byKey = new Map(rows.map((r) => [`${r[2]}|${r[3]}|${r[6]}|${r[7]}`, r]));
+      expect(byKey.size).toBe(rows.length);
+      let expected = 0;
+      for (const cell of cells) {
+        const [, , , , lat, lon] = rows.find((r) => r[3] === cell)!;
+        for (const model of MODELS) {
+          for (const variable of ['tasmax', 'pr']) {
+            const want = await rawByDate(lat, lon, 'ssp245', model, variable, '2050:2051');
+            for (const [date, v] of want) {
+              const row = byKey.get(`${model}|${cell}|${date}|${variable}`);
+              expect(row, `${model} ${cell} ${date} ${variable}`).toBeDefined();
+              expect(row![0]).toBe(DATASET);
+              expect(row![1]).toBe('ssp245');
+              expect(row![8]).toBe(Math.fround(v));
+              expected++;
+            }
+          }
+        }
+      }
+      // A row for every value the endpoints have, and no other.
+      expect(rows.length).toBe(expected);
+    } finally {
+      conn.closeSync();
+      await db.close();
+    }
+  });
+
+  it('CSV of places: the same columns with location; values as the raw endpoint prints them', async () => {
+    const locations = [{ city: NYC }, { lat: 40.7, lon: -73.9 }];
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2051', variables: ['tasmin'], locations, format: 'csv' });
+    const { bytes, headers } = await download(job.files[0]!.url);
+    expect(headers['content-type']).toMatch(/^text\/csv/);
+    const rows = parseCsv(bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual(['dataset', 'scenario', 'model', 'cell_id', 'lat', 'lon', 'location', 'date', 'variable', 'value']);
+    for (const label of ['city/5128581', 'point/40.7,-73.9']) {
+      const mine = rows.filter((r) => r.location === label);
+      expect(mine).toHaveLength(365);
+      const want = await rawByDate(Number(mine[0]!.lat), Number(mine[0]!.lon), 'ssp245', 'ACCESS-CM2', 'tasmin', '2051');
+      for (const r of mine) expect(Number(r.value), `${label} ${r.date}`).toBe(want.get(r.date!));
+    }
+  });
+
+  it('indicators: NetCDF frost_days(model, period, lat, lon) and CSV rows equal the indicator endpoint asked for each model', async () => {
+    const indicators = [{ name: 'frost_days', time_aggregation: 'monthly' }, { name: 'max_temperature_threshold', threshold: 80, threshold_comparator: 'gt', threshold_units: 'F' }];
+    const nc = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', indicators, area: { bbox: BBOX }, format: 'netcdf' });
+    const { file } = await download(nc.files[0]!.url);
+    const f = new h5wasm.File(file, 'r');
+    try {
+      const ds = (name: string) => f.get(name) as InstanceType<typeof h5wasm.Dataset>;
+      const lats = Array.from(ds('lat').value as Float64Array);
+      const lons = Array.from(ds('lon').value as Float64Array);
+      const frost = ds('frost_days');
+      expect(frost.get_attached_scales(1)).toEqual(['/period_frost_days']);
+      expect(frost.attrs.units?.value).toBe('days');
+      const periods = ds('period_frost_days').value as string[];
+      expect(periods).toHaveLength(24);
+      expect(frost.value).toBeInstanceOf(Float64Array);
+      const values = frost.value as Float64Array;
+      let compared = 0;
+      for (let y = 0; y < lats.length; y++) {
+        for (let x = 0; x < lons.length; x++) {
+          for (const [m, model] of MODELS.entries()) {
+            const want = await indicatorByPeriod(lats[y]!, lons[x]!, 'ssp245', model, 'frost_days', '&time_aggregation=monthly&years=2050:2051');
+            if (want.size === 0) continue;
+            periods.forEach((p, k) => {
+              const got = values[((m * periods.length + k) * lats.length + y) * lons.length + x]!;
+              expect(got, `${model} ${p}`).toBe(want.get(p) ?? 1e20);
+              compared++;
+            });
+          }
+        }
+      }
+      expect(compared).toBeGreaterThanOrEqual(2 * 3 * 24);
+    } finally {
+      f.close();
+    }
+
+    const csv = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', indicators: [indicators[1]!], locations: [{ city: NYC }], format: 'csv' });
+    const rows = parseCsv((await download(csv.files[0]!.url)).bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual(['dataset', 'scenario', 'model', 'cell_id', 'lat', 'lon', 'location', 'period', 'indicator', 'units', 'value']);
+    for (const model of MODELS) {
+      const want = await indicatorByPeriod(Number(rows[0]!.lat), Number(rows[0]!.lon), 'ssp245', model, 'max_temperature_threshold', '&threshold=80&threshold_comparator=gt&threshold_units=F&years=2050:2051');
+      const mine = rows.filter((r) => r.model === model);
+      expect(mine.map((r) => r.period)).toEqual([...want.keys()]);
+      for (const r of mine) expect(Number(r.value)).toBe(want.get(r.period!));
+    }
+
+    // The same values in Parquet, typed: DOUBLE as the endpoint's numbers.
+    const pq = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', indicators: [indicators[1]!], locations: [{ city: NYC }], format: 'parquet' });
+    const parquetFile = (await download(pq.files[0]!.url)).file;
+    const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+    const conn = await db.connect();
+    try {
+      const types = (await conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet($file))`, { file: parquetFile })).getRowsJS();
+      expect(types).toContainEqual(['value', 'DOUBLE']);
+      const fromParquet = (await conn.runAndReadAll(`SELECT model, period, value FROM read_parquet($file) ORDER BY model, period`, { file: parquetFile })).getRowsJS() as [string, string, number][];
+      const fromCsv = rows.map((r) => [r.model, r.period, Number(r.value)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])) || String(a[1]).localeCompare(String(b[1])));
+      expect(fromParquet).toEqual(fromCsv);
+    } finally {
+      conn.closeSync();
+      await db.close();
+    }
+  });
+});
+
+describe('the file download', { timeout: LONG }, () => {
+  it('has Content-Disposition, its SHA-256 as ETag (304 on If-None-Match) and answers a Range with 206', async () => {
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' });
+    const [f] = job.files;
+    const { bytes, headers } = await download(f!.url);
+    expect(headers['content-disposition']).toBe(`attachment; filename="${f!.name}"`);
+    expect(headers.etag).toBe(`"${f!.sha256}"`);
+    expect(headers['accept-ranges']).toBe('bytes');
+    await request(t.app).get(f!.url).set(auth()).set('If-None-Match', `"${f!.sha256}"`).expect(304);
+    const part = await request(t.app).get(f!.url).set(auth()).set('Range', 'bytes=10-29').buffer(true).parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 10-29/${bytes.length}`);
+    expect((part.body as Buffer).equals(bytes.subarray(10, 30))).toBe(true);
+    await request(t.app).get(f!.url.replace(/files\/.*/, 'files/other.csv/')).set(auth()).expect(404);
+  });
+});
+
+describe('an export belongs to its account', { timeout: LONG }, () => {
+  it('another token gets 404 for it and its files, cannot delete it, and does not list it', async () => {
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'parquet' });
+    const other = await t.auth.accounts.create('other@example.com', await hashPassword('other-password'));
+    const token = await t.auth.tokens.issue(other.id, other.tokenVersion);
+    for (const url of [`/api/export/${job.id}/`, job.files[0]!.url]) {
+      const res = await request(t.app).get(url).set(auth(token)).expect(404);
+      expect(res.body.detail).toBe(`Export ${job.id} does not exist.`);
+    }
+    await request(t.app).delete(`/api/export/${job.id}/`).set(auth(token)).expect(404);
+    expect((await request(t.app).get('/api/export/').set(auth(token)).expect(200)).body.results).toEqual([]);
+    const mine = (await request(t.app).get('/api/export/').set(auth()).expect(200)).body.results as Job[];
+    expect(mine.map((j) => j.id)).toContain(job.id);
+    // Its owner still has it; a delete removes it and its files.
+    await request(t.app).get(job.files[0]!.url).set(auth()).expect(200);
+    await request(t.app).delete(`/api/export/${job.id}/`).set(auth()).expect(204);
+    await request(t.app).get(`/api/export/${job.id}/`).set(auth()).expect(404);
+    expect(fs.existsSync(path.join(dir, 'files', job.id))).toBe(false);
+  });
+});
+
+describe('limits and expiry', () => {
+  it('EXPORT_MAX_VALUES: a larger export is a 400 that says the limit', async () => {
+    const small = await testApp({ ...THROTTLE, EXPORT_MAX_VALUES: '1000' });
+    const res = await request(small.app).post('/api/export/').set(auth(small.token)).send({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050', variables: ['tasmax'], locations: [{ city: NYC }], format: 'csv' }).expect(400);
+    expect(res.body.detail).toMatch(/holds up to 1,095 values; the limit is 1,000 \(EXPORT_MAX_VALUES\)/);
+    expect((await request(small.app).get('/api/export/').set(auth(small.token))).body.results).toEqual([]);
+  }, LONG);
+
+  it('EXPORT_MAX_BYTES: an account at its limit gets 409; an export that would pass it fails saying so', async () => {
+    const shared = tempExportDir();
+    const first = await testApp({ ...THROTTLE, EXPORT_DIR: shared });
+    const body = { dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' };
+    const done = await exported(body, first);
+    const kept = done.files[0]!.bytes;
+    // The same accounts file, so the same account, under a limit of what it keeps already.
+    const full = await testApp({ ...THROTTLE, EXPORT_DIR: shared, ACCOUNTS_DB: first.config.ACCOUNTS_DB, EXPORT_MAX_BYTES: String(kept) });
+    const res = await request(full.app).post('/api/export/').set(auth(full.token)).send(body).expect(409);
+    expect(res.body.detail).toMatch(new RegExp(`keeps ${kept.toLocaleString('en-US')} bytes of exports; the limit is ${kept.toLocaleString('en-US')} \\(EXPORT_MAX_BYTES\\)`));
+    const roomy = await testApp({ ...THROTTLE, EXPORT_DIR: shared, ACCOUNTS_DB: first.config.ACCOUNTS_DB, EXPORT_MAX_BYTES: String(kept + 10) });
+    const { id } = (await request(roomy.app).post('/api/export/').set(auth(roomy.token)).send(body).expect(202)).body as { id: string };
+    const failed = await finished(roomy, id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/past the limit of .* \(EXPORT_MAX_BYTES\)/);
+    expect(failed.files).toEqual([]);
+    expect(fs.readdirSync(path.join(shared, 'files', id))).toEqual([]);
+  }, LONG);
+
+  it('EXPORT_TTL: an expired export is gone, with its files', async () => {
+    const ttlDir = tempExportDir();
+    const short = await testApp({ ...THROTTLE, EXPORT_DIR: ttlDir, EXPORT_TTL: '2s' });
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' }, short);
+    expect(Date.parse(job.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
+    while (Date.now() <= Date.parse(job.expires_at)) await new Promise((r) => setTimeout(r, 100));
+    await request(short.app).get(`/api/export/${job.id}/`).set(auth(short.token)).expect(404);
+    await request(short.app).get(job.files[0]!.url).set(auth(short.token)).expect(404);
+    expect((await request(short.app).get('/api/export/').set(auth(short.token)).expect(200)).body.results).toEqual([]);
+    expect(fs.existsSync(path.join(ttlDir, 'files', job.id))).toBe(false);
+    expect(fs.existsSync(path.join(ttlDir, 'jobs', `${job.id}.json`))).toBe(false);
+  }, LONG);
+});
