@@ -161,26 +161,6 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     await expectSameAsDisk(dir);
   }, 300_000);
 
-  it('fails naming the URL of a file the server does not have (404, not retried), and publishes nothing', async () => {
-    const dir = copyOfTestData(tmpRoot, 'missing');
-    const manifest = fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8');
-    const cells = fs.readFileSync(path.join(dir, 'catalog', 'map_cell.parquet'));
-    const before = server.served.length;
-    server.missing.add(keys.ukesm);
-    try {
-      await expect(fetchRegion(options(dir, 'dl-missing', []))).rejects.toThrow(
-        new RegExp(`GET ${server.url}/${keys.ukesm.replace(/\./g, '\\.')} answered 404 Not Found .*NoSuchKey.*: the publisher has no such file`),
-      );
-    } finally {
-      server.missing.delete(keys.ukesm);
-    }
-    expect(server.served.slice(before).filter((s) => s.key === keys.ukesm)).toHaveLength(1);
-    expect(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).toBe(manifest);
-    expect(fs.readFileSync(path.join(dir, 'catalog', 'map_cell.parquet')).equals(cells)).toBe(true);
-    expect(fs.existsSync(recordFile(dir, 'NEX-GDDP-CMIP6'))).toBe(false);
-    expect(partitions(dir)).toEqual(partitions(copyOfTestData(tmpRoot, 'untouched')));
-  }, 300_000);
-
   it('killed mid-download and run again: downloads only what is missing, resuming the cut file with Range', async () => {
     const dir = copyOfTestData(tmpRoot, 'killed');
     const downloads = path.join(tmpRoot, 'dl-killed');
@@ -213,4 +193,37 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     expect(second.err()).toMatch(/files were staged by an earlier, interrupted run: not downloaded again/);
     await expectSameAsDisk(dir);
   }, 300_000);
+
+  it('fails naming the URL of a file the server does not have (404, not retried), and publishes nothing', async () => {
+    const dir = copyOfTestData(tmpRoot, 'missing');
+    const manifest = fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8');
+    const cells = fs.readFileSync(path.join(dir, 'catalog', 'map_cell.parquet'));
+    const before = server.served.length;
+    server.missing.add(keys.ukesm);
+    try {
+      await expect(fetchRegion(options(dir, 'dl-missing', []))).rejects.toThrow(
+        new RegExp(`GET ${server.url}/${keys.ukesm.replace(/\./g, '\\.')} answered 404 Not Found .*NoSuchKey.*: the publisher has no such file`),
+      );
+    } finally {
+      server.missing.delete(keys.ukesm);
+    }
+    expect(server.served.slice(before).filter((s) => s.key === keys.ukesm)).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).toBe(manifest);
+    expect(fs.readFileSync(path.join(dir, 'catalog', 'map_cell.parquet')).equals(cells)).toBe(true);
+    expect(fs.existsSync(recordFile(dir, 'NEX-GDDP-CMIP6'))).toBe(false);
+    expect(partitions(dir)).toEqual(partitions(copyOfTestData(tmpRoot, 'untouched')));
+  }, 300_000);
+
+  it('refuses a selection it cannot fetch, saying why', async () => {
+    const dir = copyOfTestData(tmpRoot, 'refused');
+    const ask = (extra: Partial<FetchOptions>) => fetchRegion(options(dir, 'dl-refused', [], extra));
+    await expect(ask({ models: ['ACCESS1-0'] })).rejects.toThrow(/MODELS: ACCESS1-0 is not among NEX-GDDP-CMIP6's ACCESS-CM2, /);
+    await expect(ask({ scenarios: ['rcp85'] })).rejects.toThrow(/SCENARIOS: rcp85 is not among NEX-GDDP-CMIP6's historical, /);
+    await expect(ask({ variables: ['hurs'] })).rejects.toThrow(/VARIABLES: hurs is not among NEX-GDDP-CMIP6's tasmax, tasmin, pr/);
+    await expect(ask({ bbox: undefined, points: [] })).rejects.toThrow(/BBOX \(west,south,east,north\) or POINTS .* is required/);
+    await expect(ask({ dataset: 'LOCA2' })).rejects.toThrow(/make fetch does not fetch LOCA2 yet .* make ingest DATASET=LOCA2/);
+    // A member the service does not offer: the bucket's member is named.
+    await expect(ask({ models: ['GFDL-CM4'], scenarios: ['ssp245'] })).rejects.toThrow(/has no files under NEX-GDDP-CMIP6\/GFDL-CM4\/ssp245\/ \(ListObjectsV2\)/);
+    expect(server.served.filter((x) => x.key.includes('GFDL'))).toEqual([]);
+  });
 });

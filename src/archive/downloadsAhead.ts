@@ -120,6 +120,11 @@ export class DownloadsAhead {
     this.stopped = true;
   }
 
+  /** Resolves once no download is under way (each done, failed or stopped). */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.pending.values());
+  }
+
   private fill() {
     while (!this.stopped && this.held < this.window && this.next < this.order.length) {
       const url = this.order[this.next++]!;

@@ -117,13 +117,13 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const fixture = DATASETS.find((d) => d.name === opts.dataset);
   if (!fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
   if (!opts.bbox && (opts.points ?? []).length === 0) throw new IngestError('BBOX (west,south,east,north) or POINTS ("lat,lon;lat,lon") is required: make fetch downloads a region, never the whole archive');
-  const selection = selectionOf(fixture, opts);
   const slots = new HostSlots(opts.concurrency);
   const policy: RetryPolicy = { ...DEFAULT_POLICY, ...opts.retry, log };
   let progress: FetchProgress | undefined;
   const stopped = new AbortController();
   const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
   const publisher = publisherOf(opts, engine);
+  const selection = selectionOf(fixture, opts);
   log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${opts.archiveUrls['NEX-GDDP-CMIP6']}`);
   const files = await publisher.list(selection, log);
   if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
@@ -156,6 +156,7 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   progress = new FetchProgress(files.length, bytes, log);
   const ahead = new DownloadsAhead(byUrl, publisher, opts.downloadDir, opts.concurrency, opts.keepDownloads);
   const earlier = new Set<string>();
+  // A failed run returns once its other downloads have stopped (their .part kept for the next run).
   const ingest = await ingestNetcdf({
     dataDir: opts.dataDir,
     dataset: opts.dataset,
@@ -182,6 +183,9 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
         stopped.abort();
       },
     },
+  }).catch(async (err: unknown) => {
+    await ahead.settled();
+    throw err;
   });
   const rate = progress.megabytesPerSecond;
   log(progress.line());
