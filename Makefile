@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
+.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model fetch ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -30,6 +30,7 @@ help:
 	@echo "make bench-catalog - start-up, RSS, lat/lon lookups and reload with 2,000 to 200,000 map cells with data (BENCH_CATALOG_SIZES)"
 	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
+	@echo "make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS=... [SCENARIOS=...] [MODELS=...] [VARIABLES=...] [YEARS=1950:2100] [DRY_RUN=1] - download a region from the publisher's archive and ingest it into DATA_DIR"
 	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] [RANGE_CELLS=512] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink; one reduce task per RANGE_CELLS target cells); prints the job id"
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
@@ -96,6 +97,10 @@ bench-layout: setup
 
 ingest: setup
 	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
+
+# A region straight from the publisher's archive (src/archive/, src/ingest/fetchRegion.ts): listed from its index, downloaded a few files at a time, ingested.
+fetch: setup
+	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/fetch.ts --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
 ingest-enqueue: $(STAMP)

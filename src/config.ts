@@ -119,6 +119,19 @@ const envSchema = z.object({
     .transform((v) => Number.parseInt(v, 10) * { s: 1, m: 60, h: 3600, d: 86_400 }[/[smhd]$/.test(v) ? (v.slice(-1) as 's') : 's']),
   /** make export-worker and the server with QUEUE_URL: how long an export task stays a worker's without a renewal; a killed worker's task is retried after one to two of these. */
   EXPORT_LOCK_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1000).default(60_000)),
+  /**
+   * make fetch (src/archive/): each publisher's base URL, below which the paths are the publisher's
+   * own; the defaults are the real public addresses, a mirror, a proxy or a test server stands in.
+   */
+  ARCHIVE_URL_NEX_GDDP_CMIP6: z.string().url().default('https://nex-gddp-cmip6.s3.us-west-2.amazonaws.com'),
+  /** make fetch: downloads at once per host (the publishers' servers are shared by everyone). */
+  FETCH_CONCURRENCY: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(64).default(4)),
+  /** make fetch: 1 keeps each downloaded file after its values are staged (default: deleted, so disk stays bounded). */
+  KEEP_DOWNLOADS: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['0', '1']).default('0')).transform((v) => v === '1'),
+  /** make fetch: where files are downloaded to (a few at a time); default `downloads/` beside DATA_DIR. */
+  DOWNLOAD_DIR: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  /** make fetch DRY_RUN=1: the download rate (MB/s) the plan's time assumes when no fetch into this build has measured one. */
+  FETCH_RATE_MBPS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().positive().default(20)),
   /** max-age of the private Cache-Control on /api/ responses (the original's 30 days). */
   CACHE_MAX_AGE: z.coerce.number().int().min(0).default(2_592_000),
 });

@@ -43,6 +43,22 @@ export interface IngestOptions {
   blockBytes?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+  /** Files not on disk yet (make fetch, src/archive/): read instead of `sources`, each fetched as the map step reaches it. */
+  remote?: RemoteFiles;
+}
+
+/** A publisher's files for the map step: fetched ahead of it, a local copy each, dropped once staged. */
+export interface RemoteFiles {
+  /** The files: path = the URL (which names the staged parts), size as the publisher lists it. */
+  keys: SourceKey[];
+  /** The URLs the map step will read, in its order (the others were staged by an earlier run). */
+  start(urls: string[]): void;
+  /** The local copy of a file, whole and checked. */
+  local(url: string): Promise<string>;
+  /** The file's values are staged (or were, by an earlier run): its copy may go. */
+  staged(url: string, valuesStored: number, earlier: boolean): void;
+  /** The map step ended (done or failed): no more fetches. */
+  stop(): void;
 }
 
 export interface IngestSummary {
@@ -188,7 +204,7 @@ export interface IngestPlan {
  */
 export async function planIngest(
   conn: DuckDBConnection,
-  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells'>,
+  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells' | 'remote'>,
   skipped: (s: SkippedFile) => void = () => {},
 ): Promise<IngestPlan> {
   const dataDir = path.resolve(opts.dataDir);
@@ -196,7 +212,8 @@ export async function planIngest(
   const grid = GRIDS[opts.dataset];
   const fixture = DATASETS.find((d) => d.name === opts.dataset);
   if (!grid || !fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
-  const listed = listSourceFiles(opts.sources);
+  const remote = opts.remote ? new Map(opts.remote.keys.map((k) => [k.path, k])) : undefined;
+  const listed = remote ? [...remote.keys()] : listSourceFiles(opts.sources);
   const selection = selectFiles(listed);
   selection.skipped.forEach(skipped);
   const files = selection.files;
@@ -219,6 +236,7 @@ export async function planIngest(
   if (opts.bbox && box.length === 0) throw new IngestError(`BBOX ${opts.bbox.join(',')} lies outside the ${opts.dataset} grid`);
   const cells = unionCells(cityCells, pointCells, box);
   const keys: SourceKey[] = files.map((file) => {
+    if (remote) return remote.get(file)!;
     const st = fs.statSync(file);
     return { path: file, size: st.size, mtime: st.mtimeMs };
   });
@@ -330,26 +348,35 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const partPaths = keys.map((k) => staging.partPath(k, cellsKey, plan.rangeCells));
     const dropped = staging.retainOnly(partPaths.flatMap((p) => Array.from({ length: ranges }, (_, r) => p(r))));
     if (dropped > 0) log(`${stamp()} dropped ${dropped} files staged by an interrupted run that this command does not include`);
-    for (const [n, file] of files.entries()) {
-      if (openParts(Array.from({ length: ranges }, (_, r) => partPaths[n]!(r)))) {
-        resumed++;
-        continue;
+    const todo = files.flatMap((file, n) => {
+      if (!openParts(Array.from({ length: ranges }, (_, r) => partPaths[n]!(r)))) return [n];
+      resumed++;
+      opts.remote?.staged(file, 0, true);
+      return [];
+    });
+    opts.remote?.start(todo.map((n) => files[n]!));
+    try {
+      for (const n of todo) {
+        const file = opts.remote ? await opts.remote.local(files[n]!) : files[n]!;
+        const x = await stageFile(file, keys[n]!, partPaths[n]!, ctx);
+        opts.remote?.staged(files[n]!, (x.cellsInFile - x.cellsEmpty) * x.days.length, false);
+        bytes += keys[n]!.size;
+        values += x.valuesRead;
+        valuesDecoded += x.valuesDecoded;
+        for (const k of Object.keys(decode) as (keyof DecodeTimes)[]) decode[k] += x.decode[k];
+        for (const k of Object.keys(mapTimes) as (keyof typeof mapTimes)[]) mapTimes[k] += x.seconds[k];
+        const s = (Date.now() - extractStarted) / 1000;
+        if (Date.now() - lastLog > 1000 || n === files.length - 1) {
+          lastLog = Date.now();
+          log(
+            `${stamp()} file ${n + 1}/${files.length} ${path.basename(file)} (${x.format}, ${x.variable} ${x.model} ${x.scenario}, ${x.calendar}): ` +
+              `${x.cellsInFile - x.cellsEmpty} cells` + (x.cellsEmpty > 0 ? ` (${x.cellsEmpty} more without values)` : '') +
+              `; ${rate(valuesDecoded, s)} values decoded/s, ${mb(bytes / Math.max(s, 1e-3))} MB/s`,
+          );
+        }
       }
-      const x = await stageFile(file, keys[n]!, partPaths[n]!, ctx);
-      bytes += keys[n]!.size;
-      values += x.valuesRead;
-      valuesDecoded += x.valuesDecoded;
-      for (const k of Object.keys(decode) as (keyof DecodeTimes)[]) decode[k] += x.decode[k];
-      for (const k of Object.keys(mapTimes) as (keyof typeof mapTimes)[]) mapTimes[k] += x.seconds[k];
-      const s = (Date.now() - extractStarted) / 1000;
-      if (Date.now() - lastLog > 1000 || n === files.length - 1) {
-        lastLog = Date.now();
-        log(
-          `${stamp()} file ${n + 1}/${files.length} ${path.basename(file)} (${x.format}, ${x.variable} ${x.model} ${x.scenario}, ${x.calendar}): ` +
-            `${x.cellsInFile - x.cellsEmpty} cells` + (x.cellsEmpty > 0 ? ` (${x.cellsEmpty} more without values)` : '') +
-            `; ${rate(valuesDecoded, s)} values decoded/s, ${mb(bytes / Math.max(s, 1e-3))} MB/s`,
-        );
-      }
+    } finally {
+      opts.remote?.stop();
     }
     if (resumed > 0) log(`${stamp()} ${resumed} files were already staged by an interrupted run; not read again`);
     const extractSeconds = (Date.now() - extractStarted) / 1000;

@@ -1,0 +1,229 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DownloadsAhead, duration, FetchProgress } from '../archive/downloadsAhead.js';
+import { HostSlots } from '../archive/hostSlots.js';
+import { NexGddpCmip6S3 } from '../archive/nexGddpCmip6.js';
+import { FetchError } from '../archive/fetchError.js';
+import type { ArchiveFile, Publisher, Selection } from '../archive/publisher.js';
+import { DEFAULT_POLICY, type RetryPolicy } from '../archive/retries.js';
+import { DATASETS, type DatasetFixture } from '../reference/fixtures.js';
+import { VARIABLES } from './netcdf/cfValues.js';
+import type { Bbox } from './netcdf/cellSelection.js';
+import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
+
+/** What make fetch asks: a dataset, a region, and optionally fewer models, scenarios, variables and years than the dataset has. */
+export interface FetchOptions {
+  dataDir: string;
+  dataset: string;
+  bbox?: Bbox;
+  points?: { lat: number; lon: number }[];
+  models?: string[];
+  scenarios?: string[];
+  variables?: string[];
+  years?: [number, number];
+  rangeCells?: number;
+  dryRun?: boolean;
+  /** Publishers' base URLs and the download settings (src/config.ts). */
+  archiveUrls: { 'NEX-GDDP-CMIP6': string };
+  concurrency: number;
+  keepDownloads: boolean;
+  downloadDir: string;
+  /** The rate a dry run's time assumes when no fetch into this build measured one (MB/s). */
+  statedRateMbps: number;
+  retry?: Partial<Omit<RetryPolicy, 'log'>>;
+  log?: (line: string) => void;
+}
+
+/** Per file, what the build records of where its values came from (DATA_DIR/fetched/<dataset>.json). */
+export interface FetchedFile {
+  url: string;
+  path: string;
+  bytes: number | null;
+  md5: string | null;
+  /** Whether that md5 was checked against the publisher's index. */
+  md5_checked: boolean;
+  version: string;
+  model: string;
+  scenario: string;
+  variable: string;
+  years: [number, number];
+}
+
+export interface FetchRecord {
+  dataset: string;
+  archive: string;
+  updated: string;
+  /** Download rate of the last fetch that downloaded anything (MB/s): the next DRY_RUN's assumption. */
+  measured_mb_per_s: number | null;
+  files: FetchedFile[];
+}
+
+export interface FetchResult {
+  files: ArchiveFile[];
+  bytes: number;
+  ingest?: IngestSummary;
+  megabytesPerSecond?: number;
+}
+
+export const recordFile = (dataDir: string, dataset: string) => path.join(dataDir, 'fetched', `${dataset}.json`);
+
+/** The selection a fetch's arguments make of the dataset, checked against the service's catalog. */
+export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'models' | 'scenarios' | 'variables' | 'years'>): Selection {
+  const unknown = (what: string, got: string[], known: string[]) => {
+    const bad = got.filter((g) => !known.includes(g));
+    if (bad.length > 0) throw new IngestError(`${what}: ${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not among ${fixture.name}'s ${known.join(', ')}`);
+  };
+  const models = opts.models ?? fixture.models;
+  unknown('MODELS', models, fixture.models);
+  const scenarios = opts.scenarios ?? Object.keys(fixture.years);
+  unknown('SCENARIOS', scenarios, Object.keys(fixture.years));
+  const variables = opts.variables ?? VARIABLES;
+  unknown('VARIABLES', variables, VARIABLES);
+  const spans = Object.values(fixture.years);
+  const years = opts.years ?? [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]))];
+  const runs = fixture.runs
+    .filter((r) => models.includes(r.model))
+    .map((r) => ({ model: r.model, member: r.member ?? '', scenarios: r.scenarios.filter((s) => scenarios.includes(s) && fixture.years[s]![0] <= years[1] && fixture.years[s]![1] >= years[0]) }))
+    .filter((r) => r.scenarios.length > 0);
+  if (runs.length === 0) throw new IngestError(`no model of ${fixture.name} has ${scenarios.join(', ')} in ${years.join('-')}: nothing to fetch`);
+  return { runs, variables, years };
+}
+
+function publisherOf(opts: FetchOptions, engine: ConstructorParameters<typeof NexGddpCmip6S3>[1]): Publisher {
+  if (opts.dataset === 'NEX-GDDP-CMIP6') return new NexGddpCmip6S3(opts.archiveUrls['NEX-GDDP-CMIP6'], engine);
+  throw new IngestError(
+    `make fetch does not fetch ${opts.dataset} yet (only NEX-GDDP-CMIP6 from its S3 bucket); download its files as docs/ingest.md says and run make ingest DATASET=${opts.dataset} SRC=<folder>`,
+  );
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+
+function readRecord(dataDir: string, dataset: string): FetchRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(recordFile(dataDir, dataset), 'utf8')) as FetchRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * make fetch: lists the publisher's files of the selection (its own index: exact member, grid label,
+ * newest version), then runs the ingest's map and reduce over them with each file downloaded a few
+ * ahead of the map step and deleted once staged; records per file its URL, bytes, md5 and version
+ * in the build. With dryRun, prints the plan and downloads nothing.
+ */
+export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fixture = DATASETS.find((d) => d.name === opts.dataset);
+  if (!fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
+  if (!opts.bbox && (opts.points ?? []).length === 0) throw new IngestError('BBOX (west,south,east,north) or POINTS ("lat,lon;lat,lon") is required: make fetch downloads a region, never the whole archive');
+  const slots = new HostSlots(opts.concurrency);
+  const policy: RetryPolicy = { ...DEFAULT_POLICY, ...opts.retry, log };
+  let progress: FetchProgress | undefined;
+  const stopped = new AbortController();
+  const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
+  const publisher = publisherOf(opts, engine);
+  const selection = selectionOf(fixture, opts);
+  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${opts.archiveUrls['NEX-GDDP-CMIP6']}`);
+  const files = await publisher.list(selection, log);
+  if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
+  const bytes = files.reduce((n, f) => n + (f.bytes ?? 0), 0);
+  const unsized = files.filter((f) => f.bytes === undefined).length;
+
+  if (opts.dryRun) {
+    const measured = readRecord(opts.dataDir, opts.dataset)?.measured_mb_per_s ?? null;
+    const rate = measured ?? opts.statedRateMbps;
+    const byRun = new Map<string, ArchiveFile[]>();
+    for (const f of files) byRun.set(`${f.model} ${f.scenario} ${f.member}`, [...(byRun.get(`${f.model} ${f.scenario} ${f.member}`) ?? []), f]);
+    const lines = [`plan: ${files.length} files, ${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}`];
+    for (const [run, fs_] of byRun) {
+      const versions = [...new Set(fs_.map((f) => f.version))].join(', ');
+      const years = fs_.map((f) => f.years[0]);
+      lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + (f.bytes ?? 0), 0))} MB`);
+    }
+    const checked = files.filter((f) => f.md5).length;
+    lines.push(`  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`);
+    lines.push(
+      `expected time: ${duration(bytes / 1e6 / rate)} to download and stage at ${rate.toPrecision(3)} MB/s ` +
+        `(${measured !== null ? 'measured by the last fetch into this build' : `the stated rate FETCH_RATE_MBPS=${opts.statedRateMbps}; no fetch into this build has measured one`}), ` +
+        `${opts.concurrency} downloads at a time, then the reduce (writing the partitions). Nothing was downloaded (DRY_RUN=1).`,
+    );
+    for (const l of lines) log(l);
+    return { files, bytes };
+  }
+
+  const byUrl = new Map(files.map((f) => [f.url, f]));
+  progress = new FetchProgress(files.length, bytes, log);
+  const ahead = new DownloadsAhead(byUrl, publisher, opts.downloadDir, opts.concurrency, opts.keepDownloads);
+  const earlier = new Set<string>();
+  // A failed run returns once its other downloads have stopped (their .part kept for the next run).
+  const ingest = await ingestNetcdf({
+    dataDir: opts.dataDir,
+    dataset: opts.dataset,
+    sources: [],
+    ...(opts.points ? { points: opts.points } : {}),
+    ...(opts.bbox ? { bbox: opts.bbox } : {}),
+    ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
+    log,
+    remote: {
+      keys: files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 })),
+      start: (urls) => ahead.start(urls),
+      local: (url) => ahead.local(url),
+      staged: (url, values, before) => {
+        if (before) {
+          earlier.add(url);
+          progress!.skip(byUrl.get(url)!.bytes ?? 0);
+        } else {
+          ahead.staged(url);
+          progress!.staged(values);
+        }
+      },
+      stop: () => {
+        ahead.stop();
+        stopped.abort();
+      },
+    },
+  }).catch(async (err: unknown) => {
+    await ahead.settled();
+    throw err;
+  });
+  const rate = progress.megabytesPerSecond;
+  log(progress.line());
+  writeRecord(opts, files, ahead.done, ahead.done.size > 0 ? rate : undefined);
+  if (earlier.size > 0) log(`${earlier.size} files were staged by an earlier, interrupted run: not downloaded again`);
+  return { files, bytes, ingest, megabytesPerSecond: rate };
+}
+
+/** DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what earlier fetches recorded. */
+function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string, { bytes: number; md5: string; checked: boolean }>, rate: number | undefined) {
+  const had = readRecord(opts.dataDir, opts.dataset);
+  const byPath = new Map((had?.files ?? []).map((f) => [f.path, f]));
+  for (const f of files) {
+    const d = done.get(f.url);
+    byPath.set(f.path, {
+      url: f.url,
+      path: f.path,
+      bytes: d?.bytes ?? f.bytes ?? null,
+      md5: d?.md5 ?? f.md5 ?? null,
+      md5_checked: d ? d.checked : f.md5 !== undefined,
+      version: f.version,
+      model: f.model,
+      scenario: f.scenario,
+      variable: f.variable,
+      years: f.years,
+    });
+  }
+  const record: FetchRecord = {
+    dataset: opts.dataset,
+    archive: opts.archiveUrls['NEX-GDDP-CMIP6'],
+    updated: new Date().toISOString(),
+    measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
+    files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+  };
+  const file = recordFile(opts.dataDir, opts.dataset);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(record, null, 2) + '\n');
+  fs.renameSync(`${file}.tmp-${process.pid}`, file);
+}
+
+export { FetchError };
