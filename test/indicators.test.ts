@@ -408,7 +408,7 @@ describe('indicator validation', () => {
 describe('GET /api/indicator/', () => {
   it("lists the original's 23 indicators in its order, and this service's two", async () => {
     const res = await get('/api/indicator/').expect(200);
-    expect(res.body).toHaveLength(25);
+    expect(res.body).toHaveLength(29);
     expect(res.body.map((i: { name: string }) => i.name).filter((n: string) => n.startsWith('max_'))).toEqual([
       'max_1day_precipitation', 'max_consecutive_dry_days', 'max_high_temperature', 'max_nday_precipitation', 'max_temperature_threshold',
     ]);
