@@ -316,7 +316,7 @@ describe('bad requests fail the whole batch', () => {
     await bad(body, /^Dataset NOPE does not exist/, `${URL}?dataset=NOPE`);
     await bad(body, /^format must be one of json, csv, arrow/, `${URL}?format=xml`);
     await bad(body, /^distance must be a number >= 0/, `${URL}?distance=-1`);
-    await bad(body, /^variables accepts/, '/api/climate-data/batch/RCP85/?variables=tas');
+    await bad(body, /^variables accepts/, '/api/climate-data/batch/RCP85/?variables=rh');
     await bad(body, /^Indicator nope does not exist\.$/, '/api/climate-data/batch/RCP85/indicator/nope/', 404);
     await bad(body, /^Scenario RCP99 does not exist\.$/, '/api/climate-data/batch/RCP99/', 404);
   });

@@ -1,7 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { climateFile } from '../src/dataBuild/files.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
@@ -264,5 +269,32 @@ describe('the humid-heat indicators', () => {
     }
     const res = await get(`/api/climate-data/${NYC}/historical/indicator/heat_index_threshold/?${CMIP6}&years=1985:2014&return_period=20&threshold=80&threshold_units=F&threshold_comparator=gt`, long).expect(400);
     expect(res.body.detail).toContain('return_period');
+  });
+});
+
+describe('a NEX-GDDP-CMIP6 cell written without humidity (make ingest, or a build from before it)', () => {
+  let tmp: string;
+  let bare: TestApp;
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'humid-bare-'));
+    fs.cpSync(inject('dataDir'), tmp, { recursive: true });
+    const cell = t.catalog.cityCells.get(NYC)!.get('NEX-GDDP-CMIP6')!;
+    const file = climateFile(tmp, 'NEX-GDDP-CMIP6', 'ssp245', cell)!;
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    await conn.run(`COPY (SELECT model, date, tasmax, tasmin, pr FROM read_parquet('${file}')) TO '${file}.bare' (FORMAT parquet)`);
+    conn.closeSync();
+    db.closeSync();
+    fs.renameSync(`${file}.bare`, file);
+    bare = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, tmp);
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('answers 404 naming the variable, not 500', async () => {
+    const raw = await get(`/api/climate-data/${NYC}/ssp245/?${CMIP6}&years=2050&variables=hurs`, bare).expect(404);
+    expect(raw.body.detail).toContain('has no hurs');
+    const ind = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${CMIP6}&years=2050`, bare).expect(404);
+    expect(ind.body.detail).toContain('has no huss');
+    await get(`/api/climate-data/${NYC}/ssp245/indicator/frost_days/?${CMIP6}&years=2050`, bare).expect(200);
   });
 });
