@@ -244,6 +244,9 @@ describe('the humid-heat indicators', () => {
       .expect(200);
     expect(batch.body.models_left_out).toEqual(json.models_left_out);
     expect(batch.body.results[0].data).toEqual(json.data);
+    const areaRaw = await get(`/api/climate-data/area/ssp245/?${CMIP6}&years=2050&variables=hurs&city=${NYC}`).expect(200);
+    expect(areaRaw.body.models_left_out).toEqual([{ model: 'BCC-CSM2-MR', lacks: ['hurs'] }, { model: 'NESM3', lacks: ['hurs'] }]);
+    expect(areaRaw.body.data['2050'].hurs.filter((v: number | null) => v !== null)).toHaveLength(365);
     const area = await get(`/api/climate-data/area/ssp245/indicator/max_wet_bulb_temperature/?${qs}&city=${NYC}`).expect(200);
     expect(Object.keys(area.body.data)).toEqual(['2050', '2051']);
     expect(area.body.data['2050'].max).toBeGreaterThan(50);
