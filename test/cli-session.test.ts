@@ -5,6 +5,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
+import { datasetLacks } from '../src/reference/datasetVariables.js';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -48,7 +49,10 @@ describe('the templates in a DuckDB CLI session', () => {
     expect(templates.map((f) => f.replace('.sql', '')).sort()).toEqual(INDICATORS.map((i) => i.name).sort());
   });
 
-  it.each(INDICATORS.map((i) => [i.name, i.defaultUnits]))('%s gives the same answer as the API', async (name, units) => {
+  // The humid-heat indicators need NEX-GDDP-CMIP6's humidity: they are in the CMIP6 session below.
+  const onNexGddp = INDICATORS.filter((i) => datasetLacks('NEX-GDDP', i.variables).length === 0);
+  it('leaves out only the indicators whose inputs NEX-GDDP lacks', () => expect(INDICATORS.length - onNexGddp.length).toBe(4));
+  it.each(onNexGddp.map((i) => [i.name, i.defaultUnits]))('%s gives the same answer as the API', async (name, units) => {
     const script = CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`)
       .replace(/^SET VARIABLE units = .*$/m, `SET VARIABLE units = '${units}';`)
       .replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, `.read sql/indicators/${name}.sql`);

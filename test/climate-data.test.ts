@@ -181,7 +181,9 @@ describe('GET /api/climate-data/{city}/{scenario}/', () => {
       ['dataset=FOO', /^Dataset FOO does not exist\. Choose one of: NEX-GDDP, LOCA/],
       ['models=FOO,CCSM4', /^Dataset NEX-GDDP has no data for model\(s\): FOO/],
       ['models=HadGEM2-ES', /^Dataset NEX-GDDP has no data for model\(s\): HadGEM2-ES/],
-      ['variables=tas', /^variables accepts a comma-separated list of tasmax, tasmin, pr; got 'tas'/],
+      ['variables=rh', /^variables accepts a comma-separated list of tasmax, tasmin, pr, tas, hurs, huss; got 'rh'/],
+      // NEX-GDDP-CMIP6's humidity, asked of a dataset without it
+      ['variables=tasmax,tas', /^Dataset NEX-GDDP has no tas, which variables asks for; its variables are tasmax, tasmin, pr/],
       ['years=abc', /^years accepts/],
       ['years=2052:2050', /^years accepts/],
       ['years=2050:2051:2052', /^years accepts/],

@@ -8,6 +8,7 @@ import { joinScenarios, periodX } from '../web/explorer/series.js';
 import { datasetScenarios, indicatorPath, queryFromState, shownScenarios, stateFromQuery } from '../web/explorer/state.js';
 import { windowsWithin, yearSpan } from '../web/explorer/windows.js';
 import { levelsReached } from '../web/explorer/levels.js';
+import { inputsNote, missingInputs } from '../web/explorer/indicatorInputs.js';
 
 /** The explorer's browser modules that need no DOM: period placing, the URL state, the parameter choices. */
 describe('the explorer page modules', () => {
@@ -189,5 +190,23 @@ describe('the explorer page modules', () => {
     };
     expect(levelsReached(listing, 'NEX-GDDP', 'RCP45')).toEqual(['1.0', '1.5', '2.0', '3.0']);
     expect(levelsReached(listing, 'NEX-GDDP', 'RCP85')).toEqual([]);
+  });
+});
+
+describe('the indicators the view offers', () => {
+  const byName = (name: string) => INDICATORS.find((i) => i.name === name)!;
+  const datasets = [
+    { name: 'NEX-GDDP', variables: ['tasmax', 'tasmin', 'pr'] },
+    { name: 'NEX-GDDP-CMIP6', variables: ['tasmax', 'tasmin', 'pr', 'tas', 'hurs', 'huss'] },
+    { name: 'LOCA2' },
+  ];
+  it('offers the humid-heat indicators where the dataset has their inputs, and says why not elsewhere', () => {
+    expect(missingInputs(byName('max_heat_index'), datasets[1]!)).toEqual([]);
+    expect(inputsNote(byName('max_heat_index'), datasets[1]!, datasets)).toBeUndefined();
+    expect(missingInputs(byName('max_heat_index'), datasets[0]!)).toEqual(['huss']);
+    expect(inputsNote(byName('max_wet_bulb_temperature'), datasets[2]!, datasets)).toBe(
+      'Maximum Wet-Bulb Temperature needs tas and hurs; LOCA2 has no tas and hurs. Choose NEX-GDDP-CMIP6 to see it.',
+    );
+    for (const d of datasets) expect(missingInputs(byName('frost_days'), d)).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildDataset } from '../src/ingest/build.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
+import { datasetLacks } from '../src/reference/datasetVariables.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
@@ -226,8 +227,10 @@ function cases(): Case[] {
   for (const dataset of ['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6']) for (const name of FAMILY_REPRESENTATIVES) ALL_AGGS.forEach((a, i) => add(dataset, name, a, i));
   for (const name of ['frost_days', 'heat_wave_incidents', 'extreme_heat_events']) ALL_AGGS.forEach((a, i) => add('LOCA2', name, a, i));
   INDICATORS.filter((m) => !FAMILY_REPRESENTATIVES.includes(m.name)).forEach((m, i) => {
-    add('NEX-GDDP', m.name, ALL_AGGS[i % ALL_AGGS.length]!, i);
-    add('NEX-GDDP', m.name, ALL_AGGS[(i + 3) % ALL_AGGS.length]!, i + 1);
+    // The humid-heat indicators on the dataset with humidity.
+    const dataset = datasetLacks('NEX-GDDP', m.variables).length === 0 ? 'NEX-GDDP' : 'NEX-GDDP-CMIP6';
+    add(dataset, m.name, ALL_AGGS[i % ALL_AGGS.length]!, i);
+    add(dataset, m.name, ALL_AGGS[(i + 3) % ALL_AGGS.length]!, i + 1);
   });
   return out;
 }

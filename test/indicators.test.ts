@@ -406,16 +406,20 @@ describe('indicator validation', () => {
 });
 
 describe('GET /api/indicator/', () => {
-  it("lists the original's 23 indicators in its order, and this service's two", async () => {
+  it("lists the original's 23 indicators in its order, and this service's six", async () => {
     const res = await get('/api/indicator/').expect(200);
-    expect(res.body).toHaveLength(25);
+    expect(res.body).toHaveLength(29);
     expect(res.body.map((i: { name: string }) => i.name).filter((n: string) => n.startsWith('max_'))).toEqual([
       'max_1day_precipitation', 'max_consecutive_dry_days', 'max_high_temperature', 'max_nday_precipitation', 'max_temperature_threshold',
+      'max_wet_bulb_temperature', 'max_heat_index',
     ]);
+    expect(res.body.slice(-4).map((i: { name: string }) => i.name)).toEqual(['max_wet_bulb_temperature', 'wet_bulb_temperature_threshold', 'max_heat_index', 'heat_index_threshold']);
     expect(res.body[0].name).toBe('accumulated_freezing_degree_days');
     expect(res.body.map((i: { name: string }) => i.name)).toContain('heat_wave_incidents');
     for (const i of res.body) {
-      expect(Object.keys(i)).toEqual(['name', 'label', 'description', 'valid_aggregations', 'variables', 'available_units', 'default_units', 'parameters']);
+      // The humid-heat indicators, computed by a formula from several variables, name it and its source.
+      const formula = i.formula === undefined ? [] : ['formula', 'source'];
+      expect(Object.keys(i)).toEqual(['name', 'label', 'description', 'valid_aggregations', 'variables', ...formula, 'available_units', 'default_units', 'parameters']);
       expect(i.available_units).toContain(i.default_units);
     }
   });

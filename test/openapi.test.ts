@@ -134,7 +134,7 @@ describe('the OpenAPI document', () => {
     expect(ind['query:threshold_comparator']).toMatchObject({ enum: ['lt', 'lte', 'gt', 'gte'] });
     expect(ind['query:basetemp']).toMatchObject({ type: 'number', default: 65 });
     expect(ind['query:historic_range']).toMatchObject({ enum: ['1951', '1961', '1971', '1981'], default: '1971' });
-    expect(String(ind['query:threshold']!.description)).toMatch(/Used by: max_temperature_threshold, min_temperature_threshold, precipitation_threshold;/);
+    expect(String(ind['query:threshold']!.description)).toMatch(/Used by: max_temperature_threshold, min_temperature_threshold, precipitation_threshold, wet_bulb_temperature_threshold, heat_index_threshold;/);
     expect(ind['query:distance']).toBeUndefined();
     // Every parameter any indicator declares is documented on the indicator data operations.
     for (const p of new Set(INDICATORS.flatMap((m) => m.parameters.map((x) => x.name)))) expect(ind[`query:${p}`], p).toBeDefined();

@@ -267,7 +267,7 @@ describe('datasets, models, scenarios, historic ranges', () => {
     expect(res.body.map((d: { name: string }) => d.name)).toEqual(['NEX-GDDP', 'LOCA', 'NEX-GDDP-CMIP6', 'LOCA2']);
     const [nex, loca] = res.body;
     // The original's members first, in its order; the new ones after them.
-    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models', 'grid', 'generation', 'scenarios', 'historic_ranges', 'source', 'licence']);
+    expect(Object.keys(nex)).toEqual(['name', 'label', 'description', 'url', 'models', 'grid', 'generation', 'scenarios', 'historic_ranges', 'variables', 'models_lacking', 'source', 'licence']);
     expect(nex.scenarios).toEqual([
       { name: 'historical', start_year: 1950, end_year: 2005 },
       { name: 'RCP45', start_year: 2006, end_year: 2100 },

@@ -8,7 +8,10 @@
 
 -- Where and what: the cell's file for a dataset and scenario, the models and the years. Each file
 -- variable also takes a list of several cells' files (every file variable in the same cell order):
--- the answer's `cell` column is the position in the lists (0 for one file).
+-- the answer's `cell` column is the position in the lists (0 for one file). The humid-heat
+-- indicators (max_wet_bulb_temperature, wet_bulb_temperature_threshold, max_heat_index,
+-- heat_index_threshold) need a NEX-GDDP-CMIP6 cell's files, which have tas, hurs and huss:
+-- e.g. 'data/build/climate/NEX-GDDP-CMIP6/ssp585/752103.parquet', with that dataset's models.
 SET VARIABLE file = 'data/build/climate/NEX-GDDP/RCP85/752103.parquet';
 -- Its monthly summaries (yearly, quarterly and monthly periods of some indicators are read from them).
 SET VARIABLE monthly_file = 'data/build/monthly/NEX-GDDP/RCP85/752103.parquet';

@@ -36,13 +36,17 @@ CREATE OR REPLACE MACRO period_label(agg, id) AS CASE agg
 END;
 
 -- The cells' days for the chosen models and years, each with its cell and period id. Variables are in
--- storage units (tasmax, tasmin in K; pr in kg m-2 s-1), widened from float32 to double so that
+-- storage units (tasmax, tasmin, tas in K; pr in kg m-2 s-1; hurs in %; huss in kg kg-1), widened from float32 to double so that
 -- sums and means are computed in double precision, like the original's Python floats.
 -- `years` is filtered as a date range, plus a list test only when the list has gaps; `models` is a
 -- list of names, or NULL for all of them.
 CREATE OR REPLACE MACRO cell_days(file, models, years, agg, spans) AS TABLE
   SELECT file_index::INTEGER AS cell, model, date, year(date)::INTEGER AS year, tasmax::DOUBLE AS tasmax,
-         tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr, period_id(agg, date, spans) AS period
+         tasmin::DOUBLE AS tasmin,
+         -- pr, and tas, hurs and huss where the dataset's files have them (NEX-GDDP-CMIP6): a
+         -- pattern that always matches pr, since an empty COLUMNS() is an error.
+         COLUMNS(c -> c IN ('pr', 'tas', 'hurs', 'huss'))::DOUBLE,
+         period_id(agg, date, spans) AS period
   FROM read_parquet(file)
   WHERE date BETWEEN make_date(list_min(years), 1, 1) AND make_date(list_max(years), 12, 31)
     AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, year(date)::INTEGER))
@@ -549,6 +553,48 @@ CREATE OR REPLACE MACRO precipitation_rate_from_si(x, units) AS CASE units
   WHEN 'kg/m^2/s' THEN x WHEN 'mm/day' THEN x * 86400.0 WHEN 'in/day' THEN x * ((1 / 25.4) * 86400.0) END;
 CREATE OR REPLACE MACRO precipitation_amount_from_si(x, units) AS CASE units
   WHEN 'kg/m^2' THEN x WHEN 'mm' THEN x * 1.0 WHEN 'in' THEN x * (1 / 25.4) END;
+
+-- Humid heat (docs/indicators.md, "Humid heat"). Wet-bulb temperature by Stull (2011, J. Appl.
+-- Meteor. Climatol. 50:2267), as published: t in deg C, rh in %, the answer in deg C. Fitted for rh
+-- 5-99 % and t -20..50 deg C at sea-level pressure (error -1..+0.65 deg C).
+-- (in doubles: decimal literals typed in the CLI would overflow DuckDB's DECIMAL products)
+CREATE OR REPLACE MACRO wet_bulb_stull_double(t, rh) AS
+  t * atan(0.151977 * sqrt(rh + 8.313659)) + atan(t + rh) - atan(rh - 1.676331)
+  + 0.00391838 * pow(rh, 1.5) * atan(0.023101 * rh) - 4.686035;
+CREATE OR REPLACE MACRO wet_bulb_stull(t, rh) AS wet_bulb_stull_double(t::DOUBLE, rh::DOUBLE);
+
+-- The US National Weather Service's heat index (wpc.ncep.noaa.gov heatindex_equation.shtml), t in
+-- deg F, rh in %, the answer in deg F: the simple formula; where its average with t is 80 deg F or
+-- more, Rothfusz's regression, less the dry adjustment (rh < 13 %, 80..112 deg F) or plus the humid
+-- one (rh > 85 %, 80..87 deg F).
+CREATE OR REPLACE MACRO heat_index_simple(t, rh) AS 0.5 * (t + 61.0 + (t - 68.0) * 1.2 + rh * 0.094);
+CREATE OR REPLACE MACRO heat_index_rothfusz(t, rh) AS
+  -42.379 + 2.04901523 * t + 10.14333127 * rh - 0.22475541 * t * rh - 0.00683783 * t * t
+  - 0.05481717 * rh * rh + 0.00122874 * t * t * rh + 0.00085282 * t * rh * rh - 0.00000199 * t * t * rh * rh
+  - CASE WHEN rh < 13 AND t BETWEEN 80 AND 112 THEN ((13 - rh) / 4) * sqrt((17 - abs(t - 95)) / 17) ELSE 0 END
+  + CASE WHEN rh > 85 AND t BETWEEN 80 AND 87 THEN ((rh - 85) / 10) * ((87 - t) / 5) ELSE 0 END;
+CREATE OR REPLACE MACRO heat_index_nws_double(t, rh) AS CASE
+  WHEN (heat_index_simple(t, rh) + t) / 2 >= 80 THEN heat_index_rothfusz(t, rh) ELSE heat_index_simple(t, rh) END;
+CREATE OR REPLACE MACRO heat_index_nws(t, rh) AS heat_index_nws_double(t::DOUBLE, rh::DOUBLE);
+
+-- x within [lo, hi] (a NULL bound: none). NULL stays NULL, which least() and greatest() would
+-- replace by the bound: a model without humidity must not get a value.
+CREATE OR REPLACE MACRO clipped(x, lo, hi) AS CASE WHEN x < lo THEN lo WHEN x > hi THEN hi ELSE x END;
+
+-- Relative humidity (%) at temperature t (deg C) of air with specific humidity q (kg kg-1) at
+-- 1013.25 hPa: vapour pressure e = q p / (0.622 + 0.378 q), saturation vapour pressure
+-- 6.112 exp(17.67 t / (t + 243.5)) hPa (Bolton 1980), capped at 100 %.
+CREATE OR REPLACE MACRO relative_humidity_from_huss_double(q, t) AS
+  clipped(100.0 * (q * 1013.25 / (0.622 + 0.378 * q)) / (6.112 * exp(17.67 * t / (t + 243.5))), NULL, 100.0);
+CREATE OR REPLACE MACRO relative_humidity_from_huss(q, t) AS relative_humidity_from_huss_double(q::DOUBLE, t::DOUBLE);
+
+-- The indicators' daily values, in K from the stored variables: the day's wet-bulb temperature
+-- from its mean temperature and relative humidity (hurs clipped to 0..100 %), and its heat index
+-- from its high temperature and the relative humidity its specific humidity gives at that high.
+CREATE OR REPLACE MACRO daily_wet_bulb(tas, hurs) AS
+  wet_bulb_stull(tas::DOUBLE - 273.15, clipped(hurs::DOUBLE, 0.0, 100.0)) + 273.15;
+CREATE OR REPLACE MACRO daily_heat_index(tasmax, huss) AS
+  (heat_index_nws((tasmax::DOUBLE - 273.15) * 1.8 + 32.0, relative_humidity_from_huss(huss, tasmax::DOUBLE - 273.15)) + 459.67) / 1.8;
 
 -- Comparison by name: lt, lte, gt, gte.
 CREATE OR REPLACE MACRO compare(v, op, threshold) AS CASE op

@@ -106,6 +106,12 @@ export const dataset = z
     historic_ranges: z
       .array(z.strictObject(years('the range')))
       .meta({ description: "The dataset's historic ranges, as /api/historic-range/?dataset= lists them (1981-2010 for CMIP6 only)." }),
+    variables: z
+      .array(z.enum(VARIABLES))
+      .meta({ description: "The dataset's daily variables: tasmax, tasmin, pr everywhere; tas, hurs, huss in NEX-GDDP-CMIP6." }),
+    models_lacking: z
+      .record(z.string(), z.array(z.string()))
+      .meta({ description: 'Per variable, the models of the dataset published without it (left out of the answers that need it).' }),
     source: datasetSource.nullable().meta({ description: 'The publisher, its archives and what to cite; null only for a dataset this service has no record of.' }),
     licence: datasetLicence.nullable().meta({ description: 'The licence as the publisher states it; null only for a dataset this service has no record of.' }),
   })
@@ -185,6 +191,8 @@ export const indicator = z
     description: z.string(),
     valid_aggregations: z.array(z.enum(VALID_AGGREGATIONS)),
     variables: z.array(z.enum(VARIABLES)),
+    formula: z.string().optional().meta({ description: 'A derived quantity: its formula, from the variables, with its limits.' }),
+    source: z.string().optional().meta({ description: "The formula's published source." }),
     available_units: z.array(z.string()),
     default_units: z.string(),
     parameters: z.array(indicatorParam),
@@ -210,6 +218,11 @@ export const region = z
 
 export const token = z.strictObject({ token: z.string() }).meta({ id: 'Token' });
 
+const modelsLeftOut = z
+  .array(z.strictObject({ model: z.string(), lacks: z.array(z.enum(VARIABLES)) }))
+  .optional()
+  .meta({ description: 'Models asked for (or of the dataset, for all) that lack one of the variables needed, each with what it lacks: left out of the values.' });
+
 const dailyValues = z
   .array(z.number().nullable())
   .length(366)
@@ -220,9 +233,10 @@ export const rawDataFields = {
   scenario: z.string(),
   climate_models: z.array(z.string()),
   variables: z.array(z.enum(VARIABLES)),
+  models_left_out: modelsLeftOut,
   data: z
     .record(z.string(), z.partialRecord(z.enum(VARIABLES), dailyValues))
-    .meta({ description: 'Keyed by year; each year by variable: tasmax and tasmin in K, pr in kg m-2 s-1.' }),
+    .meta({ description: 'Keyed by year; each year by variable: tasmax, tasmin and tas in K, pr in kg m-2 s-1, hurs in %, huss in kg kg-1.' }),
 };
 
 export const cityRawData = z.strictObject({ city, ...rawDataFields }).meta({ id: 'CityClimateData' });
@@ -267,6 +281,7 @@ export const indicatorDataFields = {
   climate_models: z.array(z.string()),
   time_aggregation: z.enum(VALID_AGGREGATIONS),
   units: z.string(),
+  models_left_out: modelsLeftOut,
   relative_to: z
     .strictObject({ start_year: z.int(), end_year: z.int(), change: z.enum(['absolute', 'percent']).optional() })
     .optional()

@@ -1,4 +1,5 @@
 import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { missingVariableColumn } from '../climate/missingVariable.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
@@ -46,7 +47,7 @@ async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
       rows.values.push(values[i]!);
     });
     return perCell;
-  });
+  }).catch(missingVariableColumn);
 }
 
 /**

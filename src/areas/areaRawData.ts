@@ -1,4 +1,5 @@
 import { DOUBLE, LIST, listValue } from '@duckdb/node-api';
+import { missingVariableColumn } from '../climate/missingVariable.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { RawAgg, Variable } from '../climate/params.js';
@@ -38,7 +39,7 @@ async function run<V>(pool: QueryPool, q: AreaRawQuery, text: boolean): Promise<
     years: listValue(q.years),
   };
   // Typed: a list's type is otherwise inferred from its first item (a lone cell's weight 1 is an integer).
-  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, params as never, { weights: LIST(DOUBLE) })).getColumnsJS() as unknown[][]);
+  const cols = await pool.run(async (conn) => (await conn.runAndReadAll(sql, params as never, { weights: LIST(DOUBLE) })).getColumnsJS() as unknown[][]).catch(missingVariableColumn);
   return {
     year: cols[0] as number[],
     slot: cols[1] as number[],

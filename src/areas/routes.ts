@@ -141,7 +141,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const dataset = rawFields.dataset(query);
     const format = negotiateFormat(req);
     const areaAgg = rawFields.area_agg(query);
-    const { agg, models, variables, years } = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
+    const { agg, models, variables, years, leftOut } = rawDataPlan(catalog, rawFields, query, dataset, scenario, maxModelYears);
     const area = await areaOf(req, dataset, scenario);
     const rawQuery = {
       cells: area.cells.map((c) => ({ file: climateFile(catalog.dataDir, dataset.name, scenario.name, c.cellId)!, weight: c.weight })),
@@ -160,7 +160,9 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     const members = empty ? [] : dailyDataJson(await queryAreaRawDataText(queries, rawQuery), variables);
     const head =
       `{"area":${area.featureJson},"area_agg":${JSON.stringify(areaAgg)},"dataset":${JSON.stringify(dataset.name)},"scenario":${JSON.stringify(scenario.name)},` +
-      `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},"data":{`;
+      `"climate_models":${JSON.stringify(models)},"variables":${JSON.stringify(variables)},` +
+      (leftOut.length > 0 ? `"models_left_out":${JSON.stringify(leftOut)},` : '') +
+      '"data":{';
     res.vary('Accept').type('application/json');
     sendPieces(res, [head, ...members.flatMap((m, i) => (i > 0 ? [',', m] : [m])), '}}']);
   }

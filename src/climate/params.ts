@@ -3,6 +3,7 @@ import { badRequest } from '../errors.js';
 import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { DEFAULT_DATASET, scenarioModels } from '../reference/datasetContents.js';
+import { ALL_VARIABLES, CORE_VARIABLES, datasetLacks, datasetVariables, modelsLacking } from '../reference/datasetVariables.js';
 
 /**
  * Query parameters of the raw-data and indicator-data endpoints, as zod schemas: the routes
@@ -10,7 +11,8 @@ import { DEFAULT_DATASET, scenarioModels } from '../reference/datasetContents.js
  * document is generated from them. Messages end with a full stop: they are the whole 400 detail.
  */
 
-export const VARIABLES = ['tasmax', 'tasmin', 'pr'] as const;
+/** Every daily variable of some dataset (datasetVariables says which a dataset has). */
+export const VARIABLES = ALL_VARIABLES;
 export type Variable = (typeof VARIABLES)[number];
 /** How the raw-data endpoints combine the models' daily values. */
 export const RAW_AGGS = ['avg', 'min', 'max'] as const;
@@ -90,8 +92,10 @@ export function rawDataQuery(catalog: Catalog) {
     variables: z
       .string()
       .transform(parsedBy(parseVariables))
-      .default([...VARIABLES])
-      .meta({ description: `Comma-separated variables, of ${VARIABLES.join(', ')}.` }),
+      .default([...CORE_VARIABLES])
+      .meta({
+        description: `Comma-separated variables, of ${VARIABLES.join(', ')}; by default ${CORE_VARIABLES.join(', ')}. Storage units: tasmax, tasmin, tas in K, pr in kg m-2 s-1, hurs in %, huss in kg kg-1. tas, hurs and huss are NEX-GDDP-CMIP6's only (each dataset's variables at /api/dataset/); models without one of the variables asked for are left out and named in models_left_out.`,
+      }),
     agg: z
       .enum(RAW_AGGS, { error: (iss) => `agg must be one of ${RAW_AGGS.join(', ')} (across models); got '${String(iss.input)}'.` })
       .default('avg')
@@ -142,6 +146,33 @@ export function yearsWithin(filter: YearsFilter, available: [number, number]): n
 }
 
 const range = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
+
+/** A 400 unless the dataset has every variable asked for (an indicator's inputs, or the raw endpoints' variables). */
+export function checkDatasetVariables(dataset: Dataset, variables: readonly string[], what: string) {
+  const lacking = datasetLacks(dataset.name, variables);
+  if (lacking.length > 0) {
+    throw badRequest(
+      `Dataset ${dataset.name} has no ${lacking.join(', ')}, which ${what}; its variables are ${datasetVariables(dataset.name).join(', ')}` +
+        ` (each dataset's at /api/dataset/).`,
+    );
+  }
+}
+
+/**
+ * The models that have every variable asked for, and those left out (each with what it lacks). Only
+ * models without one is a 400 naming them.
+ */
+export function modelsWithVariables(dataset: Dataset, models: string[], variables: readonly string[]): { models: string[]; leftOut: { model: string; lacks: string[] }[] } {
+  const leftOut = modelsLacking(dataset.name, models, variables);
+  if (leftOut.length === 0) return { models, leftOut };
+  const kept = models.filter((m) => !leftOut.some((x) => x.model === m));
+  if (kept.length === 0) {
+    throw badRequest(
+      `models: ${leftOut.map((x) => `${x.model} has no ${x.lacks.join(' or ')}`).join('; ')} in ${dataset.name}, and ${variables.join(', ')} ${variables.length > 1 ? 'are' : 'is'} needed here. Ask for other models, or leave models out for all that have them.`,
+    );
+  }
+  return { models: kept, leftOut };
+}
 
 /** A request's size: years x models x cells, bounded so no request can occupy the server for long. */
 export function checkCost(years: number, models: number, maxModelYears: number) {

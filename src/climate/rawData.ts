@@ -1,6 +1,7 @@
 import { listValue, type DuckDBResultReader } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { missingVariableColumn } from './missingVariable.js';
 import type { RawAgg, Variable } from './params.js';
 
 export interface RawDataQuery {
@@ -45,7 +46,7 @@ async function run<V>(pool: QueryPool, q: RawDataQuery, text: boolean): Promise<
   const sql = sqlFile(template).replace('{{columns}}', columns(q, text));
   const params: Record<string, unknown> = { file: q.source.file, years: listValue(q.years) };
   if (q.source.kind === 'days') params.models = listValue(q.source.models);
-  const cols = await pool.run(async (conn) => columnsOf(await conn.runAndReadAll(sql, params as never), 2 + q.variables.length));
+  const cols = await pool.run(async (conn) => columnsOf(await conn.runAndReadAll(sql, params as never), 2 + q.variables.length)).catch(missingVariableColumn);
   return {
     year: cols[0] as number[],
     slot: cols[1] as number[],

@@ -2,7 +2,8 @@ import type { QueryPool } from '../db/queryPool.js';
 import type { Piece } from '../http/gzipSegments.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summaryFile } from '../dataBuild/files.js';
-import { checkCost, parseModels, type RawAgg, rawDataQuery, type Variable, yearsWithin } from './params.js';
+import { checkCost, checkDatasetVariables, modelsWithVariables, parseModels, type RawAgg, rawDataQuery, type Variable, yearsWithin } from './params.js';
+import { CORE_VARIABLES } from '../reference/datasetVariables.js';
 import { scenarioModels, scenarioYears } from '../reference/datasetContents.js';
 import { dailyDataJson, queryEnsembleJson, queryRawData, queryRawDataText, type DailyColumns, type RawDataQuery } from './rawData.js';
 import type { queryFields } from '../http/queryParams.js';
@@ -20,15 +21,19 @@ export interface RawDataPlan {
   models: string[];
   variables: Variable[];
   years: number[];
+  /** Models of the request without one of the variables: not read, and named in the answer. */
+  leftOut: { model: string; lacks: string[] }[];
 }
 
 export function rawDataPlan(catalog: Catalog, q: RawDataFields, query: Record<string, unknown>, dataset: Dataset, scenario: Scenario, maxModelYears: number): RawDataPlan {
   const agg = q.agg(query);
-  const models = parseModels(dataset, scenario, q.models(query));
+  const asked = parseModels(dataset, scenario, q.models(query));
   const variables = q.variables(query);
+  checkDatasetVariables(dataset, variables, 'variables asks for');
+  const { models, leftOut } = modelsWithVariables(dataset, asked, variables);
   const years = yearsWithin(q.years(query), scenarioYears(catalog, dataset, scenario));
   checkCost(years.length, models.length, maxModelYears);
-  return { dataset, scenario, agg, models, variables, years };
+  return { dataset, scenario, agg, models, variables, years, leftOut };
 }
 
 /** Where one cell's values come from; undefined when there are none to read. */
@@ -36,7 +41,9 @@ export function rawSource(catalog: Catalog, plan: RawDataPlan, cellId: number): 
   const { dataset, scenario } = plan;
   const file = climateFile(catalog.dataDir, dataset.name, scenario.name, cellId);
   if (!file || plan.years.length === 0 || plan.variables.length === 0) return undefined;
-  return plan.models.length === scenarioModels(dataset, scenario).length
+  // The ensemble summaries hold the variables every dataset has (the build's time budget).
+  const summarised = plan.variables.every((v) => (CORE_VARIABLES as readonly string[]).includes(v));
+  return summarised && plan.models.length === scenarioModels(dataset, scenario).length
     ? { kind: 'ensemble', file: summaryFile(catalog.dataDir, 'ensemble', dataset.name, scenario.name, cellId) }
     : { kind: 'days', file, models: plan.models };
 }
@@ -64,5 +71,8 @@ export async function rawYearMembers(catalog: Catalog, queries: QueryPool, plan:
 
 /** The members of a raw answer between the place and `data`. */
 export function rawHead(plan: RawDataPlan): string {
-  return `"dataset":${JSON.stringify(plan.dataset.name)},"scenario":${JSON.stringify(plan.scenario.name)},"climate_models":${JSON.stringify(plan.models)},"variables":${JSON.stringify(plan.variables)},`;
+  return (
+    `"dataset":${JSON.stringify(plan.dataset.name)},"scenario":${JSON.stringify(plan.scenario.name)},"climate_models":${JSON.stringify(plan.models)},"variables":${JSON.stringify(plan.variables)},` +
+    (plan.leftOut.length > 0 ? `"models_left_out":${JSON.stringify(plan.leftOut)},` : '')
+  );
 }

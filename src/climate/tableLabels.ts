@@ -3,7 +3,7 @@ import type { Location } from './location.js';
 import type { Variable } from './params.js';
 
 /** Storage units of the raw variables (the JSON answer documents them in docs/api.md). */
-export const VARIABLE_UNITS: Record<Variable, string> = { tasmax: 'K', tasmin: 'K', pr: 'kg m-2 s-1' };
+export const VARIABLE_UNITS: Record<Variable, string> = { tasmax: 'K', tasmin: 'K', pr: 'kg m-2 s-1', tas: 'K', hurs: '%', huss: 'kg kg-1' };
 
 /** What a CSV or Arrow table says about where its values come from. */
 export interface TableLabels {

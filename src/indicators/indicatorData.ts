@@ -60,6 +60,7 @@ export function indicatorHead(plan: IndicatorPlan, indicatorJson: unknown): stri
     `"dataset":${JSON.stringify(plan.dataset.name)},"scenario":${JSON.stringify(plan.scenario.name)},` +
     `"indicator":${JSON.stringify(indicatorJson)},"climate_models":${JSON.stringify(plan.models)},` +
     `"time_aggregation":${JSON.stringify(plan.timeAggregation)},"units":${JSON.stringify(plan.units)},` +
+    (plan.leftOut.length > 0 ? `"models_left_out":${JSON.stringify(plan.leftOut)},` : '') +
     (plan.relativeTo ? `"relative_to":${JSON.stringify(plan.relativeTo)},` : '') +
     (plan.warming ? `"warming_levels":${warmingHeadJson(plan.warming)},` : '')
   );

@@ -1,6 +1,7 @@
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { climateFile, summariesOlderThanService, summaryFile } from '../dataBuild/files.js';
-import { checkCost, parseModels, yearsWithin } from '../climate/params.js';
+import { checkCost, checkDatasetVariables, modelsWithVariables, parseModels, yearsWithin } from '../climate/params.js';
+import { modelsLacking } from '../reference/datasetVariables.js';
 import { scenarioModels, scenarioYears } from '../reference/datasetContents.js';
 import { badRequest, NotFoundError } from '../errors.js';
 import { WINDOW_YEARS } from '../reference/warmingLevels.js';
@@ -35,6 +36,8 @@ export interface IndicatorPlan {
   warming?: WarmingPlan;
   /** return_period or baseline_return_period: `years` are the fitting window's, read from its scenario. */
   returnLevels?: ReturnLevelPlan;
+  /** Models asked for that lack one of the indicator's variables: left out, and named in the answer. */
+  leftOut: { model: string; lacks: string[] }[];
 }
 
 export function indicatorOr404(name: string | undefined): IndicatorMeta {
@@ -48,8 +51,10 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   const levels = q.warming_level(query);
   // Pooled, the models are those of every scenario pooled (warmingPlan): not checked against this one alone.
   const pooled = levels !== undefined && q.pool_scenarios(query);
-  const models = pooled ? [] : parseModels(dataset, scenario, q.models(query));
+  const asked = pooled ? [] : parseModels(dataset, scenario, q.models(query));
   const meta = indicatorOr404(name);
+  checkDatasetVariables(dataset, meta.variables, `${meta.name} needs`);
+  const { models, leftOut: askedLeftOut } = modelsWithVariables(dataset, asked, meta.variables);
   const aggs = q.agg(query);
   const timeAggregation = q.time_aggregation(query);
   checkWarmingParams(query, levels, timeAggregation);
@@ -60,7 +65,9 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
     // Refuses `windows` (time_aggregation is not window here); no year is read through it.
     multiYearWindows(timeAggregation, query, q.windows, [], [0, 0]);
     const relativeTo = parseBaseline(catalog, dataset, query, q);
-    const warming = warmingPlan(catalog, dataset, scenario, { levels, pooled, models, modelsParam: q.models(query), timeAggregation, baseline: relativeTo });
+    // Pooled, the models are every scenario's: those without the inputs are left out there.
+    const leftOut = pooled ? modelsLacking(dataset.name, dataset.models, meta.variables) : askedLeftOut;
+    const warming = warmingPlan(catalog, dataset, scenario, { levels, pooled, models, modelsParam: q.models(query), timeAggregation, baseline: relativeTo, leftOut: leftOut.map((x) => x.model) });
     // Return levels at warming levels: each model's fitting window is its own window at the level.
     const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation, warming);
     if (returnLevels) checkReturnLevelBaseline(returnLevels, relativeTo, query, timeAggregation);
@@ -70,7 +77,7 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
       );
     }
     const used = [...new Set(warming.members.map((m) => m.model))];
-    return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming, returnLevels };
+    return { dataset, scenario, meta, models: pooled ? used : models, aggs, timeAggregation, spans, units, vars, years: [], windows: undefined, relativeTo, baselineYears: [], warming, returnLevels, leftOut };
   }
   const returnLevels = parseReturnLevels(catalog, dataset, scenario, meta, query, q, timeAggregation);
   const available = scenarioYears(catalog, dataset, returnLevels?.window.scenario ?? scenario);
@@ -84,7 +91,7 @@ export function indicatorPlan(catalog: Catalog, q: IndicatorFields, query: Recor
   if (returnLevels) checkReturnLevelBaseline(returnLevels, relativeTo, query, timeAggregation);
   const baselineYears = relativeTo ? Array.from({ length: relativeTo.end_year - relativeTo.start_year + 1 }, (_, i) => relativeTo.start_year + i) : [];
   checkCost(years.length + baselineYears.length, models.length, maxModelYears);
-  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears, returnLevels };
+  return { dataset, scenario, meta, models, aggs, timeAggregation, spans, units, vars, years, windows, relativeTo, baselineYears, returnLevels, leftOut: askedLeftOut };
 }
 
 /**

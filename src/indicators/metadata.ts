@@ -12,6 +12,8 @@ export interface IndicatorMeta {
   label: string;
   description: string;
   variables: string[];
+  /** A derived quantity's formula and its source, for the indicators that compute one from several variables. */
+  formula?: { text: string; source: string };
   defaultUnits: string;
   availableUnits: string[];
   parameters: IndicatorParamDoc[];
@@ -144,9 +146,25 @@ function ind(
   return { name, label, description, variables, defaultUnits, availableUnits: [...availableUnits], parameters };
 }
 
+// ---- Humid heat (issue 38): the formulas as sql/indicators/macros.sql computes them ----
+const WET_BULB = {
+  text: 'Tw = T atan(0.151977 (RH + 8.313659)^0.5) + atan(T + RH) - atan(RH - 1.676331) + 0.00391838 RH^1.5 atan(0.023101 RH) - 4.686035 (deg C), T = tas in deg C, RH = hurs clipped to 0..100 %; fitted for RH 5-99 % and T -20..50 deg C at sea-level pressure, error -1..+0.65 deg C; daily means understate the afternoon wet-bulb temperature',
+  source: 'Stull, R. (2011): Wet-Bulb Temperature from Relative Humidity and Air Temperature. J. Appl. Meteor. Climatol. 50, 2267-2269, doi:10.1175/JAMC-D-11-0143.1',
+};
+const HEAT_INDEX = {
+  text: "HI = 0.5 (T + 61 + 1.2 (T - 68) + 0.094 RH) (deg F); where (HI + T)/2 >= 80: Rothfusz's regression -42.379 + 2.04901523 T + 10.14333127 RH - 0.22475541 T RH - 0.00683783 T^2 - 0.05481717 RH^2 + 0.00122874 T^2 RH + 0.00085282 T RH^2 - 0.00000199 T^2 RH^2, minus ((13 - RH)/4) ((17 - |T - 95|)/17)^0.5 where RH < 13 and 80 <= T <= 112, plus ((RH - 85)/10) ((87 - T)/5) where RH > 85 and 80 <= T <= 87. T = tasmax in deg F; RH = min(100, 100 e/es) with e = q p/(0.622 + 0.378 q), q = huss, p = 1013.25 hPa, es = 6.112 exp(17.67 t/(t + 243.5)) hPa at t = tasmax in deg C. No sun or wind term",
+  source: 'US National Weather Service, The Heat Index Equation (wpc.ncep.noaa.gov/html/heatindex_equation.shtml), after Rothfusz (1990), NWS Technical Attachment SR 90-23; saturation vapour pressure: Bolton (1980), Mon. Wea. Rev. 108, 1046-1053',
+};
+
+/** An indicator computed from a formula of several variables, which its metadata names. */
+function humid(name: string, label: string, description: string, variables: string[], formula: { text: string; source: string }, availableUnits: string[], extra: IndicatorParamDoc[]): IndicatorMeta {
+  return { ...ind(name, label, description, variables, availableUnits[0] === 'days' ? 'days' : 'F', availableUnits, extra), formula };
+}
+
 /**
- * All 25 indicators: the original's 23, ordered by class name (as the list endpoint returns them),
- * and this service's max_1day_precipitation and max_nday_precipitation in that order.
+ * All 29 indicators: the original's 23, ordered by class name (as the list endpoint returns them),
+ * this service's max_1day_precipitation and max_nday_precipitation in that order, then the four of
+ * humid heat (NEX-GDDP-CMIP6's tas, hurs and huss).
  */
 export const INDICATORS: IndicatorMeta[] = [
   ind(
@@ -359,4 +377,40 @@ export const INDICATORS: IndicatorMeta[] = [
     thresholdParams(PR_RATE_UNITS),
   ),
   ind('total_precipitation', 'Total Precipitation', 'Total precipitation', ['pr'], 'in', PR_AMOUNT_UNITS),
+  humid(
+    'max_wet_bulb_temperature',
+    'Maximum Wet-Bulb Temperature',
+    "Highest daily wet-bulb temperature of the period, from each day's mean temperature (tas) and mean relative humidity (hurs), generated from daily data using all requested models that have both",
+    ['tas', 'hurs'],
+    WET_BULB,
+    TEMP_UNITS,
+    returnLevelParams(),
+  ),
+  humid(
+    'wet_bulb_temperature_threshold',
+    'Wet-Bulb Temperature Threshold',
+    "Number of days whose wet-bulb temperature (from the day's mean temperature and mean relative humidity) fulfils the comparison, generated from daily data using all requested models that have tas and hurs",
+    ['tas', 'hurs'],
+    WET_BULB,
+    ['days'],
+    thresholdParams(TEMP_UNITS),
+  ),
+  humid(
+    'max_heat_index',
+    'Maximum Heat Index',
+    "Highest daily heat index of the period (US National Weather Service), from each day's high temperature (tasmax) and the relative humidity its specific humidity (huss) gives at that temperature, generated from daily data using all requested models that have huss",
+    ['tasmax', 'huss'],
+    HEAT_INDEX,
+    TEMP_UNITS,
+    returnLevelParams(),
+  ),
+  humid(
+    'heat_index_threshold',
+    'Heat Index Threshold',
+    "Number of days whose heat index (US National Weather Service, from the day's high temperature and specific humidity) fulfils the comparison, generated from daily data using all requested models that have huss",
+    ['tasmax', 'huss'],
+    HEAT_INDEX,
+    ['days'],
+    thresholdParams(TEMP_UNITS),
+  ),
 ];

@@ -1,6 +1,7 @@
 import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBResultReader, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { missingVariableColumn } from '../climate/missingVariable.js';
 import { sortedValues, statistic } from './acrossModels.js';
 import { changedPeriods, type ModelRows } from './periodChanges.js';
 import type { IndicatorVariables, Span, TimeAggregation } from './params.js';
@@ -254,17 +255,21 @@ function modelRowsOf(reader: DuckDBResultReader, cells: number): ModelRows[] {
  */
 export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Promise<ModelRows[]> {
   const sql = servedStatement(r.name, 'period_models', isWholeMonths(r.timeAggregation));
-  return pool.run(async (conn) => {
-    await setVariables(conn, r, sql);
-    return modelRowsOf(await conn.runAndReadAll(sql), r.cells.length);
-  });
+  return pool
+    .run(async (conn) => {
+      await setVariables(conn, r, sql);
+      return modelRowsOf(await conn.runAndReadAll(sql), r.cells.length);
+    })
+    .catch(missingVariableColumn);
 }
 
 /** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[][]> {
   const sql = servedStatement(r.name, lastStep(r), isWholeMonths(r.timeAggregation));
-  return pool.run(async (conn) => {
-    await setVariables(conn, r, sql);
-    return periodStats(await conn.runAndReadAll(sql), r, r.cells.length);
-  });
+  return pool
+    .run(async (conn) => {
+      await setVariables(conn, r, sql);
+      return periodStats(await conn.runAndReadAll(sql), r, r.cells.length);
+    })
+    .catch(missingVariableColumn);
 }

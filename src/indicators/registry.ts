@@ -2,7 +2,7 @@ import type { HistoricRange } from '../reference/catalog.js';
 import { INDICATORS, VALID_AGGREGATIONS, type IndicatorMeta } from './metadata.js';
 
 /**
- * The 25 indicators: metadata (metadata.ts) and, by name, their SQL template
+ * The 29 indicators: metadata (metadata.ts) and, by name, their SQL template
  * (sql/indicators/<name>.sql). A new indicator is one template plus one metadata entry.
  */
 export const indicatorByName = new Map(INDICATORS.map((i) => [i.name, i]));
@@ -21,6 +21,7 @@ export function indicatorJson(meta: IndicatorMeta, ranges: HistoricRange[]) {
     description: meta.description,
     valid_aggregations: VALID_AGGREGATIONS,
     variables: meta.variables,
+    ...(meta.formula ? { formula: meta.formula.text, source: meta.formula.source } : {}),
     available_units: meta.availableUnits,
     default_units: meta.defaultUnits,
     parameters: meta.parameters.map((p) =>

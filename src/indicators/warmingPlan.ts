@@ -92,7 +92,7 @@ export function warmingPlan(
   catalog: Catalog,
   dataset: Dataset,
   scenario: Scenario,
-  opts: { levels: WarmingLevel[]; pooled: boolean; models: string[]; modelsParam: string; timeAggregation: TimeAggregation; baseline?: Baseline },
+  opts: { levels: WarmingLevel[]; pooled: boolean; models: string[]; modelsParam: string; timeAggregation: TimeAggregation; baseline?: Baseline; leftOut?: string[] },
 ): WarmingPlan {
   checkDatasetScenario(dataset, scenario);
   const future = futureScenarios(dataset);
@@ -103,7 +103,8 @@ export function warmingPlan(
     throw new UnavailableError('This data build has no warming-level table (it was made before warming levels were served): rebuild it with make data.');
   }
   const scenarios = opts.pooled ? future : [scenario.name];
-  const models = opts.pooled ? pooledModels(dataset, opts.modelsParam) : opts.models;
+  // Models without the indicator's inputs (leftOut) are not members in any scenario.
+  const models = (opts.pooled ? pooledModels(dataset, opts.modelsParam) : opts.models).filter((m) => !opts.leftOut?.includes(m));
   const members: WarmingMember[] = [];
   const misses: WarmingMiss[] = [];
   for (const level of opts.levels) {
@@ -132,7 +133,7 @@ export function warmingPlan(
   }
   if (opts.baseline) for (const y of range(opts.baseline.start_year, opts.baseline.end_year)) years.add(y);
   const files = [...scenarios.filter((s) => members.some((m) => m.scenario === s)), ...(historical || opts.baseline ? ['historical'] : [])];
-  const everyModel = opts.pooled ? opts.modelsParam === 'all' : models.length === scenarioModels(dataset, scenario).length;
+  const everyModel = opts.pooled ? opts.modelsParam === 'all' && !opts.leftOut?.length : models.length === scenarioModels(dataset, scenario).length;
   const baselineYears = opts.baseline ? opts.baseline.end_year - opts.baseline.start_year + 1 : 0;
   const modelYears = members.length * WINDOW_YEARS + baselineYears * new Set(members.map((m) => m.model)).size;
   return {

@@ -4,6 +4,7 @@ import { DATE, ENUM, FLOAT, type DuckDBConnection } from '@duckdb/node-api';
 import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { DATASETS, runOf } from '../reference/fixtures.js';
+import { hasHumidity, modelLacks } from '../reference/datasetVariables.js';
 import { withRowSource } from '../db/rowSource.js';
 import { day360ToDayOfYear } from './netcdf/cfTime.js';
 import { ensembleDays } from './ensembleDays.js';
@@ -93,6 +94,7 @@ function generate(job: Omit<SyntheticCellJob, 'outFile'>) {
     calendars: modelRuns(job.dataset, models).map((r) => r.calendar),
     skip360: { 365: SKIP_365, 366: SKIP_366 },
     climate: job.climate,
+    humidity: hasHumidity(job.dataset) ? models.map((m) => ({ hurs: !modelLacks(job.dataset, m, ['hurs']).length, huss: !modelLacks(job.dataset, m, ['huss']).length })) : undefined,
   });
   return { models, days: [...days] };
 }
@@ -103,14 +105,16 @@ async function writeDays(conn: DuckDBConnection, models: string[], days: ModelDa
   // writer takes as it is: the same string column in the file, without encoding a name on every row.
   // Its values are a byte each up to 255 names (a dataset has at most 35 models).
   if (models.length > 255) throw new Error(`a cell of ${models.length} models: the model column takes at most 255`);
+  const humid = days.length > 0 && days.every((d) => d.humid);
   const source = {
-    names: ['model', 'date', 'tasmax', 'tasmin', 'pr'],
-    types: [ENUM(models), DATE, FLOAT, FLOAT, FLOAT],
-    batches: days.map((d) => [new Uint8Array(d.date.length).fill(d.model), d.date, d.tasmax, d.tasmin, d.pr]),
+    names: ['model', 'date', 'tasmax', 'tasmin', 'pr', ...(humid ? ['tas', 'hurs', 'huss'] : [])],
+    types: [ENUM(models), DATE, FLOAT, FLOAT, FLOAT, ...(humid ? [FLOAT, FLOAT, FLOAT] : [])],
+    batches: days.map((d) => [new Uint8Array(d.date.length).fill(d.model), d.date, d.tasmax, d.tasmin, d.pr, ...(humid ? [d.humid!.tas, d.humid!.hurs, d.humid!.huss] : [])]),
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  const sql = sqlFile(humid ? 'build/synthetic_humid_days.sql' : 'build/synthetic_days.sql');
   // COPY takes no parameter for its target; the path is the build's own, not user input.
-  const result = await withRowSource(conn, source, (id) => conn.run(`COPY (${sqlFile('build/synthetic_days.sql')}) TO ${sqlString(outFile)} (${CELL_PARQUET})`, { source: id }));
+  const result = await withRowSource(conn, source, (id) => conn.run(`COPY (${sql}) TO ${sqlString(outFile)} (${CELL_PARQUET})`, { source: id }));
   return Number(result.rowsChanged);
 }
 

@@ -1,6 +1,7 @@
 /**
  * The synthetic climate of one map cell and scenario, computed in typed arrays: physically
- * plausible daily tasmax, tasmin (K) and pr (kg m-2 s-1) for each model, model by model in date
+ * plausible daily tasmax, tasmin (K) and pr (kg m-2 s-1) for each model (and, where the dataset
+ * has them, tas (K), hurs (%) and huss (kg kg-1) that hang together with them), model by model in date
  * order, as the cell files store them. It ran as SQL until the default build had to fit its time
  * budget: expressions over every (model, day) row cost 0.34 us a row there, three to four times
  * what they cost here (docs/data.md, "Where the default build's time goes").
@@ -50,6 +51,11 @@ export interface SyntheticDaysJob {
    */
   skip360: { 365: number[]; 366: number[] };
   climate: CellClimate;
+  /**
+   * Per model, whether it has tas, hurs and huss (NEX-GDDP-CMIP6), and which of hurs and huss
+   * its publisher left out (NaN there: NULL in the files). Undefined: the dataset has none.
+   */
+  humidity?: { hurs: boolean; huss: boolean }[];
 }
 
 /** One model's days: dates as days since 1970-01-01 (DuckDB's DATE). */
@@ -59,6 +65,8 @@ export interface ModelDays {
   tasmax: Float32Array;
   tasmin: Float32Array;
   pr: Float32Array;
+  /** With the job's humidity: daily mean temperature (K), relative humidity (%), specific humidity (kg kg-1). */
+  humid?: { tas: Float32Array; hurs: Float32Array; huss: Float32Array };
 }
 
 const DAY_MS = 86_400_000;
@@ -111,6 +119,8 @@ function constants(c: CellClimate) {
     amplify: 1 + 0.01 * (lat - 30),
     // yearly fraction of wet days
     pWet: 0.33 * (1 - 0.65 * arid) * (1 - 0.35 * steppe) * (1 - 0.6 * west * clamp01((42 - lat) / 6)) + 0.12 * west * clamp01((lat - 38) / 6),
+    // mean relative humidity of a dry day, %: dry in the deserts and the steppe, moist on the Gulf and the Pacific coasts
+    rhMean: 68 - 38 * arid - 18 * steppe + 8 * subtropic + 6 * west - 6 * cont * (1 - subtropic),
     // mean precipitation of a wet day, mm
     wetMm: 8.5 + 3.5 * subtropic - 3 * Math.max(arid, steppe) - 2.5 * west + 4 * west * clamp01((42 - lat) / 6),
     // seasonal weights of the wet-day probability: winter rains on the Pacific coast, early-summer
@@ -229,6 +239,17 @@ function knotPlaces(every: number, t0: number, n: number) {
   return { at, weight };
 }
 
+/**
+ * Specific humidity (kg kg-1) of air at `t` K with relative humidity `rh` % at 1013.25 hPa: the
+ * inverse of relative_humidity_from_huss in sql/indicators/macros.sql (Bolton's saturation vapour
+ * pressure), so that the heat index reads back the humidity generated.
+ */
+export function specificHumidity(t: number, rh: number): number {
+  const c = t - 273.15;
+  const e = (rh / 100) * 6.112 * Math.exp((17.67 * c) / (c + 243.5));
+  return (0.622 * e) / (1013.25 - 0.378 * e);
+}
+
 /** Temperatures to 0.01 K: nothing of substance is lost, the files are a fifth smaller, and the values print short (287.23). */
 const centi = (x: number) => Math.fround(Math.round(x * 100) / 100);
 
@@ -238,6 +259,7 @@ export function* syntheticDays(job: SyntheticDaysJob): Generator<ModelDays> {
   const t0 = day.date[0]! - EPOCH_1950;
   const t1 = t0 + n - 1;
   const [p3, p11, p5] = [knotPlaces(3, t0, n), knotPlaces(11, t0, n), knotPlaces(5, t0, n)];
+  const p7 = job.humidity ? knotPlaces(7, t0, n) : undefined;
   for (const [m, model] of job.models.entries()) {
     const key = keyOf(job.seed, job.cellId, job.scenario, model);
     // A model's warm or cold bias and its climate sensitivity are the same in every cell and scenario.
@@ -251,6 +273,10 @@ export function* syntheticDays(job: SyntheticDaysJob): Generator<ModelDays> {
     const skip = calendar === 'noleap' ? day.feb29 : calendar === '360_day' ? day.skip360 : undefined;
     const rows = skip ? n - skip.reduce((a, b) => a + b, 0) : n;
     const out: ModelDays = { model: m, date: new Int32Array(rows), tasmax: new Float32Array(rows), tasmin: new Float32Array(rows), pr: new Float32Array(rows) };
+    const humidity = job.humidity?.[m];
+    // The humidity's own slow noise (knots every 7 days), apart from the temperature's.
+    const moist = humidity ? knots(key, 4, 7, t0, t1, true) : undefined;
+    const humid = humidity ? (out.humid = { tas: new Float32Array(rows), hurs: new Float32Array(rows), huss: new Float32Array(rows) }) : undefined;
     let r = 0;
     for (let i = 0; i < n; i++) {
       if (skip?.[i]) continue;
@@ -273,6 +299,17 @@ export function* syntheticDays(job: SyntheticDaysJob): Generator<ModelDays> {
       out.tasmin[r] = centi(tmean - range / 2);
       // exponential amounts, heavier in wet regimes and a little heavier per K of warming (mm/day -> kg m-2 s-1)
       out.pr[r] = wet ? Math.fround((-k.wetMm * (0.6 + 0.8 * regime) * (1 + 0.05 * dt) * Math.log(1 - mix(h ^ 0xe6546b64) / 4294967296)) / 86400) : 0;
+      if (humid) {
+        // NEX-GDDP-CMIP6's tas is derived from tasmax and tasmin: their mean, so tasmin <= tas <= tasmax.
+        const tas = centi((out.tasmax[r]! + out.tasmin[r]!) / 2);
+        // Moister on wet days, drier on days warmer than the season, and slow noise of its own.
+        const ma = moist![p7!.at[i]!]!;
+        const rh = k.rhMean + (wet ? 16 : 0) - 1.2 * (tmean - day.base[i]! - bias - dt) + 9 * (ma + (moist![p7!.at[i]! + 1]! - ma) * p7!.weight[i]!);
+        const hurs = Math.min(100, Math.max(3, rh));
+        humid.tas[r] = tas;
+        humid.hurs[r] = humidity!.hurs ? Math.fround(Math.round(hurs * 100) / 100) : NaN;
+        humid.huss[r] = humidity!.huss ? Math.fround(specificHumidity(tas, hurs)) : NaN;
+      }
       r++;
     }
     yield out;

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { datasetRanges, defaultDatasetRanges } from './datasetContents.js';
+import { datasetVariables, modelsLacking } from './datasetVariables.js';
 import { provenanceOf } from './datasetSources.js';
 import { badRequest, notFound } from '../errors.js';
 import { queryParser, text } from '../http/queryParams.js';
@@ -58,6 +59,13 @@ export function metadataRoutes(catalog: Catalog): Router {
     generation: d.generation,
     scenarios: d.scenarios.map((s) => ({ name: s.name, start_year: s.startYear, end_year: s.endYear })),
     historic_ranges: datasetRanges(catalog, d).map((r) => ({ start_year: r.start_year, end_year: r.end_year })),
+    variables: datasetVariables(d.name),
+    models_lacking: Object.fromEntries(
+      datasetVariables(d.name).flatMap((v) => {
+        const models = modelsLacking(d.name, d.models, [v]).map((x) => x.model);
+        return models.length > 0 ? [[v, models]] : [];
+      }),
+    ),
     ...provenanceOf(d.name),
   });
   const scenarioJson = (s: Scenario) => ({

@@ -7,6 +7,7 @@ import { ownParams, renderParams } from './params.js';
 import { datasetForPlace, placeDatasetsNote } from './placeDatasets.js';
 import { joinScenarios } from './series.js';
 import { session } from './session.js';
+import { inputsNote, missingInputs } from './indicatorInputs.js';
 import { datasetScenarios, indicatorPath, queryFromState, stateFromQuery, type ViewState } from './state.js';
 import { renderTable } from './table.js';
 import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
@@ -114,7 +115,15 @@ function renderIndicatorControls(): void {
   if (!indicator) return;
   state.indicator = indicator.name;
   el.indicator.value = indicator.name;
-  el.indicatorDescription.textContent = indicator.description;
+  // Offered where the view's dataset has the inputs, and why not where it has not.
+  const dataset = datasets.find((d) => d.name === state.dataset);
+  for (const o of el.indicator.options) {
+    const i = indicators.find((x) => x.name === o.value);
+    const missing = i && dataset ? missingInputs(i, dataset) : [];
+    o.disabled = missing.length > 0 && o.value !== indicator.name;
+    o.textContent = missing.length > 0 ? `${i!.label} (needs ${missing.join(', ')})` : (i?.label ?? o.value);
+  }
+  el.indicatorDescription.textContent = (dataset && inputsNote(indicator, dataset, datasets)) ?? indicator.description;
   const names = new Set(ownParams(indicator).map((p) => p.name));
   const kept = Object.fromEntries(Object.entries(state.params).filter(([k]) => names.has(k)));
   state.params = renderParams(el.params, indicator, kept, datasetRanges(), (values) => {
@@ -189,6 +198,14 @@ async function draw(): Promise<void> {
   if (city?.properties.datasets.length === 0) {
     // Every climate request for it would be a 404.
     clearView(`${cityName(city)} has no climate data in this build: choose a dot on the map, or a city the search lists with climate data.`);
+    return;
+  }
+  const viewDataset = datasets.find((d) => d.name === state.dataset);
+  const viewIndicator = currentIndicator();
+  const lacking = viewIndicator && viewDataset && inputsNote(viewIndicator, viewDataset, datasets);
+  if (lacking) {
+    // Every request would be a 400 naming the variable.
+    clearView(lacking);
     return;
   }
   const token = session.token();

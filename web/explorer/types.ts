@@ -24,6 +24,8 @@ export interface Indicator {
   label: string;
   description: string;
   valid_aggregations: string[];
+  /** Its input variables (tas, hurs and huss are NEX-GDDP-CMIP6's only). */
+  variables: string[];
   available_units: string[];
   default_units: string;
   parameters: IndicatorParam[];
@@ -39,6 +41,8 @@ export interface Dataset {
   label: string;
   scenarios: { name: string; start_year: number; end_year: number }[];
   historic_ranges: HistoricRange[];
+  /** Its daily variables (absent from an older server: tasmax, tasmin, pr). */
+  variables?: string[];
 }
 
 /** period label -> statistic -> value; the API leaves out periods without data. */

@@ -13,6 +13,8 @@ export const RETURN_LEVEL_EXTREMES: ReadonlyMap<string, Extreme> = new Map([
   ['min_low_temperature', 'minimum'],
   ['max_1day_precipitation', 'maximum'],
   ['max_nday_precipitation', 'maximum'],
+  ['max_wet_bulb_temperature', 'maximum'],
+  ['max_heat_index', 'maximum'],
 ]);
 
 export const SHORTEST_RETURN_PERIOD = 2;
