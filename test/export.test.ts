@@ -113,6 +113,7 @@ describe('POST /api/export/ checks the request before anything runs', () => {
     ['bad years', { ...base, years: '2050-2051' }, 400, /years accepts/],
     ['years outside the scenario', { ...base, scenarios: ['historical'], years: '2050:2051' }, 400, /holds no year of historical/],
     ['an unknown variable', { ...base, variables: ['snow'] }, 400, /variables accepts/],
+    ['a variable the dataset lacks', { ...base, dataset: 'NEX-GDDP', scenarios: ['RCP85'], models: undefined, variables: ['tasmax', 'hurs'] }, 400, /^Dataset NEX-GDDP has no hurs, which variables asks for/],
     ['an unknown indicator', { ...base, variables: undefined, indicators: [{ name: 'snow_days' }] }, 404, /Indicator snow_days does not exist/],
     ['agg in an indicator', { ...base, variables: undefined, indicators: [{ name: 'frost_days', agg: 'max' }] }, 400, /indicators\[0\]\.agg: an export holds every model's value/],
     ['an unknown indicator parameter', { ...base, variables: undefined, indicators: [{ name: 'frost_days', colour: 1 }] }, 400, /indicators\[0\] has an unknown parameter "colour"/],

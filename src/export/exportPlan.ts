@@ -4,7 +4,7 @@ import { isResolved, resolvePlace } from '../batch/batchPlaces.js';
 import { parseBatchBody } from '../batch/batchBody.js';
 import type { BuildProgress } from '../climate/buildProgress.js';
 import { scenarioOr404 } from '../climate/location.js';
-import { parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable } from '../climate/params.js';
+import { checkDatasetVariables, parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable } from '../climate/params.js';
 import { climateFile } from '../dataBuild/files.js';
 import { BadRequestError, badRequest, NotFoundError, ServiceError } from '../errors.js';
 import { queryFields } from '../http/queryParams.js';
@@ -88,6 +88,7 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
   let perPlace = 0;
   if (body.variables) {
     const variables = parseVariables(body.variables.join(','));
+    checkDatasetVariables(dataset, variables, 'variables asks for');
     what = { kind: 'variables', variables };
     for (const s of scenarios) perPlace += s.years.reduce((n, y) => n + daysIn(y), 0) * s.models.length * variables.length;
   } else {

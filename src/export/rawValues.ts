@@ -13,6 +13,9 @@ const CF: Partial<Record<Variable, { standard_name: string; long_name: string }>
   tasmax: { standard_name: 'air_temperature', long_name: 'Daily Maximum Near-Surface Air Temperature' },
   tasmin: { standard_name: 'air_temperature', long_name: 'Daily Minimum Near-Surface Air Temperature' },
   pr: { standard_name: 'precipitation_flux', long_name: 'Precipitation' },
+  tas: { standard_name: 'air_temperature', long_name: 'Daily Near-Surface Air Temperature' },
+  hurs: { standard_name: 'relative_humidity', long_name: 'Near-Surface Relative Humidity' },
+  huss: { standard_name: 'specific_humidity', long_name: 'Near-Surface Specific Humidity' },
 };
 
 export const rawAttrs = (v: Variable): Record<string, string> => ({ units: VARIABLE_UNITS[v], ...(CF[v] ?? { long_name: v }) });
