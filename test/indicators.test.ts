@@ -455,7 +455,10 @@ describe('GET /api/indicator/ for the n-day precipitation indicators', () => {
 describe('whole-month periods from the monthly summaries', () => {
   // Yearly, quarterly and monthly periods of these indicators are read from the monthly summaries;
   // custom spans read the days. The same periods asked both ways must give the same numbers.
-  const SUMMARISED = ['frost_days', 'max_high_temperature', 'min_low_temperature', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index'];
+  const SUMMARISED = [
+    'frost_days', 'max_high_temperature', 'min_low_temperature', 'average_high_temperature', 'average_low_temperature', 'diurnal_temperature_range',
+    'total_precipitation', 'max_1day_precipitation', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index',
+  ];
   const QUARTERS = '1-1:3-31,4-1:6-30,7-1:9-30,10-1:12-31';
   const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}-1:${i + 1}-${new Date(Date.UTC(2001, i + 1, 0)).getUTCDate() + (i === 1 ? 1 : 0)}`).join(',');
   const rekey = (data: Record<string, unknown>, key: (year: string, n: number) => string) =>

@@ -1,7 +1,10 @@
 -- Monthly summaries of one map cell and scenario, one row per (model, year, month): what the
 -- indicator templates need for yearly, quarterly and monthly periods (see month_rows and
 -- period_runs in sql/indicators/macros.sql, which must be loaded first). Every expression is the
--- one the templates apply to the days, so both paths give identical answers.
+-- one the templates apply to the days, so both paths give identical answers. The sums (sum_*, with
+-- the days they count, n_*) are exact: float32 values widened to double add up without rounding
+-- over a year of days (a temperature's bits span 2^-16..2^17, a rate's the same few dozen), so a
+-- period's sum of its months' sums is the sum of its days, bit for bit, in any order.
 -- $file: the cell's daily Parquet; $norms: the daily climatology of each historic range for the
 -- heat-wave series (sql/build/historic_norms.sql: STRUCT(slot INTEGER, n1 DOUBLE, n2 DOUBLE,
 -- n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; an empty list when the cell has no historical data:
@@ -34,6 +37,10 @@ digits AS (
          count(*) FILTER (WHERE tasmin <= 273.15) AS frost_days,
          max(tasmax) AS max_tasmax,
          min(tasmin) AS min_tasmin,
+         fsum(tasmax) AS sum_tasmax, count(tasmax) AS n_tasmax,
+         fsum(tasmin) AS sum_tasmin, count(tasmin) AS n_tasmin,
+         fsum(tasmax - tasmin) AS sum_dtr, count(tasmax - tasmin) AS n_dtr,
+         fsum(pr) AS sum_pr, max(pr) AS max_pr,
          coalesce(bit_or(flag_digit(place, pr = 0)), 0) AS dry,
          coalesce(bit_or(flag_digit(place, NOT (pr > 0))), 0) AS not_wet,
          nullif(bit_or(flag_digit(place, tasmax > n1 + 5)), 0) AS h1,
@@ -106,7 +113,7 @@ longer_1 AS (
   FROM longer_2
 ),
 runs AS (
-  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, not_wet AS not_wet_digits, dry AS dry_digits,
+  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, not_wet AS not_wet_digits, dry AS dry_digits,
          run_summary_bits(@, @_t, @_f, @_w4, @_longest, @_below) AS @
   FROM longer_1
 )
@@ -115,7 +122,7 @@ runs AS (
 -- for it (digit sum 0). One column per range, not a MAP keyed by start year: reading a month's MAP cost a
 -- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry,
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, dry,
        CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet{{heat_columns}}
 FROM runs
 ORDER BY model, year, month

@@ -7,11 +7,13 @@
 -- src/ingest/summaries.ts); DuckDB takes the comma the last series leaves before FROM.
 WITH m AS (
   SELECT model, year, month, frost_days::BIGINT AS frost_days, max_tasmax, min_tasmin,
+         sum_tasmax, n_tasmax::BIGINT AS n_tasmax, sum_tasmin, n_tasmin::BIGINT AS n_tasmin,
+         sum_dtr, n_dtr::BIGINT AS n_dtr, sum_pr, max_pr,
          {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
          {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
          CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
   FROM row_source($summaries::INTEGER)
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, dry, not_wet{{heat_columns}}
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, dry, not_wet{{heat_columns}}
 FROM m
 ORDER BY model, year, month

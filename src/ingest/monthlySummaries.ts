@@ -5,7 +5,8 @@ import type { ModelDays } from './syntheticDays.js';
 
 /**
  * A cell's monthly summaries from days the build holds in memory: per model, year and month, the
- * frost days, the highest tasmax, the lowest tasmin, and the run summary of each series (dry: pr =
+ * frost days, the highest tasmax, the lowest tasmin, the sums of tasmax, tasmin, their difference
+ * and pr with the days they count, the highest pr, and the run summary of each series (dry: pr =
  * 0; not_wet: not pr > 0; a heat series per historic range: tasmax more than 5 K above the range's
  * daily mean): the days flagged, the run of true days at each end of the month, the longest run and
  * the runs of 5 or more days, the days in date order (a date a calendar lacks is no day, so runs go
@@ -79,6 +80,12 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const frost = new Int32Array(size);
   const maxTasmax = new Float64Array(size).fill(-Infinity);
   const minTasmin = new Float64Array(size).fill(Infinity);
+  // Exact sums (sql/build/monthly_summary.sql says why), each day's value added in date order.
+  const sumTasmax = new Float64Array(size);
+  const sumTasmin = new Float64Array(size);
+  const sumDtr = new Float64Array(size);
+  const sumPr = new Float64Array(size);
+  const maxPr = new Float64Array(size).fill(-Infinity);
   const dry = new Int32Array(STRIDE * size);
   const notWet = new Int32Array(STRIDE * size);
   const heat = Array.from({ length: HEAT }, () => new Int32Array(STRIDE * size));
@@ -98,6 +105,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
       if (tasmin <= 273.15) frost[k]!++;
       if (tasmax > maxTasmax[k]!) maxTasmax[k] = tasmax;
       if (tasmin < minTasmin[k]!) minTasmin[k] = tasmin;
+      sumTasmax[k]! += tasmax;
+      sumTasmin[k]! += tasmin;
+      sumDtr[k]! += tasmax - tasmin;
+      sumPr[k]! += pr;
+      if (pr > maxPr[k]!) maxPr[k] = pr;
       const j = STRIDE * k;
       addRun(dry, j, pr === 0);
       addRun(notWet, j, !(pr > 0));
@@ -116,8 +128,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -126,6 +138,15 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Int32Array(ks.length), ks, (k) => frost[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => maxTasmax[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => minTasmin[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmax[k]!),
+        // Every day of the generator has every variable.
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmin[k]!),
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumDtr[k]!),
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumPr[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => maxPr[k]!),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
