@@ -41,6 +41,10 @@ digits AS (
          fsum(tasmin) AS sum_tasmin, count(tasmin) AS n_tasmin,
          fsum(tasmax - tasmin) AS sum_dtr, count(tasmax - tasmin) AS n_dtr,
          fsum(pr) AS sum_pr, max(pr) AS max_pr,
+         -- the degree days at their default base, 65 F in K as the service converts it ((65 + 459.67) * (1 / 1.8)),
+         -- summed with fsum in date order like the days' (a year of the months' sums measured the same to the bit)
+         fsum((tasmax + tasmin) / 2 - 291.4833333333334::DOUBLE) FILTER (WHERE (tasmax + tasmin) / 2 > 291.4833333333334::DOUBLE) AS cooling_65f,
+         fsum(291.4833333333334::DOUBLE - (tasmax + tasmin) / 2) FILTER (WHERE (tasmax + tasmin) / 2 < 291.4833333333334::DOUBLE) AS heating_65f,
          coalesce(bit_or(flag_digit(place, pr = 0)), 0) AS dry,
          coalesce(bit_or(flag_digit(place, NOT (pr > 0))), 0) AS not_wet,
          nullif(bit_or(flag_digit(place, tasmax > n1 + 5)), 0) AS h1,
@@ -113,7 +117,7 @@ longer_1 AS (
   FROM longer_2
 ),
 runs AS (
-  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, not_wet AS not_wet_digits, dry AS dry_digits,
+  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, cooling_65f, heating_65f, not_wet AS not_wet_digits, dry AS dry_digits,
          run_summary_bits(@, @_t, @_f, @_w4, @_longest, @_below) AS @
   FROM longer_1
 )
@@ -122,7 +126,7 @@ runs AS (
 -- for it (digit sum 0). One column per range, not a MAP keyed by start year: reading a month's MAP cost a
 -- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, dry,
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, cooling_65f, heating_65f, dry,
        CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet{{heat_columns}}
 FROM runs
 ORDER BY model, year, month

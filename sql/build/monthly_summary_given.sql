@@ -9,11 +9,13 @@ WITH m AS (
   SELECT model, year, month, frost_days::BIGINT AS frost_days, max_tasmax, min_tasmin,
          sum_tasmax, n_tasmax::BIGINT AS n_tasmax, sum_tasmin, n_tasmin::BIGINT AS n_tasmin,
          sum_dtr, n_dtr::BIGINT AS n_dtr, sum_pr, max_pr,
+         -- NaN: no day above (below) the base, NULL as fsum of no rows.
+         CASE WHEN NOT isnan(cooling_65f) THEN cooling_65f END AS cooling_65f, CASE WHEN NOT isnan(heating_65f) THEN heating_65f END AS heating_65f,
          {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
          {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
          CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
   FROM row_source($summaries::INTEGER)
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, dry, not_wet{{heat_columns}}
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, cooling_65f, heating_65f, dry, not_wet{{heat_columns}}
 FROM m
 ORDER BY model, year, month

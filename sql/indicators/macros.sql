@@ -256,7 +256,12 @@ CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
 -- whose days branch is empty anyway. Binding and running that empty branch cost a yearly
 -- frost_days 0.5 ms of its 4.5.
 CREATE OR REPLACE MACRO whole_months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
-  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY cell, period, model;
+  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) WHERE whole_months(agg) GROUP BY cell, period, model;
+
+-- The time aggregation to give months_per_model: the request's where the monthly summaries hold
+-- its parameters (held: the degree days' base is the one they were summed at), and none of whole
+-- months otherwise, so that every period is read from the days.
+CREATE OR REPLACE MACRO summarised_agg(agg, held) AS CASE WHEN held THEN agg ELSE 'days' END;
 
 -- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
 -- the summaries' columns, day_reduce the days of offset years and custom spans.

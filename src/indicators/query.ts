@@ -203,6 +203,16 @@ export function wholeMonthBranches(sql: string): string {
 /** Whether a time aggregation is made of whole months (whole_months in macros.sql). */
 export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg === 'quarterly' || agg === 'monthly';
 
+/** The degree days' base the monthly summaries hold: the default 65 F in K (summarised_agg in the templates). */
+export const SUMMARISED_BASETEMP = 291.4833333333334;
+
+/**
+ * Whether the request's periods are read from the monthly summaries alone (servedStatement's
+ * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own).
+ */
+export const fromMonths = (r: Pick<IndicatorRequest, 'timeAggregation' | 'basetemp'>) =>
+  isWholeMonths(r.timeAggregation) && (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP);
+
 /** Which last step a request's statement has (servedStatement). */
 export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {
   return r.windows || r.baseline ? 'period_models' : 'period_values';
@@ -253,7 +263,7 @@ function modelRowsOf(reader: DuckDBResultReader, cells: number): ModelRows[] {
  * levels fit.
  */
 export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Promise<ModelRows[]> {
-  const sql = servedStatement(r.name, 'period_models', isWholeMonths(r.timeAggregation));
+  const sql = servedStatement(r.name, 'period_models', fromMonths(r));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
     return modelRowsOf(await conn.runAndReadAll(sql), r.cells.length);
@@ -262,7 +272,7 @@ export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Prom
 
 /** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[][]> {
-  const sql = servedStatement(r.name, lastStep(r), isWholeMonths(r.timeAggregation));
+  const sql = servedStatement(r.name, lastStep(r), fromMonths(r));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
     return periodStats(await conn.runAndReadAll(sql), r, r.cells.length);

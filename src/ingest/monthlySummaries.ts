@@ -41,6 +41,17 @@ function addRun(a: Int32Array, j: number, flag: boolean) {
   }
 }
 
+/** The default base of the degree days, 65 F in K as the service converts it (temperatureToK). */
+const BASETEMP_65F = (65 + 459.67) * (1 / 1.8);
+
+/** DuckDB's fsum step (Kahan's): the sum at a[j], its running error at a[j + 1]. */
+function kahanAdd(a: Float64Array, j: number, input: number) {
+  const diff = input - a[j + 1]!;
+  const next = a[j]! + diff;
+  a[j + 1] = next - a[j]! - diff;
+  a[j] = next;
+}
+
 /** `column[j] = f(ks[j])` with a loop: TypedArray.from with a mapping function took most of this module's time. */
 function columnOf<T extends Int32Array | Float64Array | Uint8Array>(out: T, ks: Int32Array, f: (k: number) => number): T {
   for (let j = 0; j < ks.length; j++) out[j] = f(ks[j]!);
@@ -86,6 +97,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const sumDtr = new Float64Array(size);
   const sumPr = new Float64Array(size);
   const maxPr = new Float64Array(size).fill(-Infinity);
+  // The degree days at the default base, as DuckDB's fsum adds them (kahanAdd): value and error per month.
+  const cooling = new Float64Array(2 * size);
+  const heating = new Float64Array(2 * size);
+  const coolingDays = new Int32Array(size);
+  const heatingDays = new Int32Array(size);
   const dry = new Int32Array(STRIDE * size);
   const notWet = new Int32Array(STRIDE * size);
   const heat = Array.from({ length: HEAT }, () => new Int32Array(STRIDE * size));
@@ -110,6 +126,14 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
       sumDtr[k]! += tasmax - tasmin;
       sumPr[k]! += pr;
       if (pr > maxPr[k]!) maxPr[k] = pr;
+      const mean = (tasmax + tasmin) / 2;
+      if (mean > BASETEMP_65F) {
+        kahanAdd(cooling, 2 * k, mean - BASETEMP_65F);
+        coolingDays[k]!++;
+      } else if (mean < BASETEMP_65F) {
+        kahanAdd(heating, 2 * k, BASETEMP_65F - mean);
+        heatingDays[k]!++;
+      }
       const j = STRIDE * k;
       addRun(dry, j, pr === 0);
       addRun(notWet, j, !(pr > 0));
@@ -128,8 +152,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', 'cooling_65f', 'heating_65f', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -147,6 +171,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => sumPr[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => maxPr[k]!),
+        // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
+        columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
+        columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
