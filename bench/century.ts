@@ -8,8 +8,9 @@
  * warming_level=2.0 on the slowest request, against it, in as many rounds.
  *
  * BENCH_BASELINE=<folder of another checkout> starts that checkout's compiled server on its own
- * `data/build` as well (build both first: make setup build), and runs every round on both servers,
- * which one first alternating by round: old and new in one run. Alone: BENCH_ONLY=century make bench.
+ * data as well (BENCH_BASELINE_DATA_DIR, default its `data/build`; build both first: make setup
+ * build), and runs every round on both servers, which one first alternating by round: old and new
+ * in one run. Alone: BENCH_ONLY=century make bench.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -185,7 +186,7 @@ export async function baselineServer(
 ): Promise<Server & { stop: () => void }> {
   const root = path.resolve(dir);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-'));
-  const own = { ...env, DATA_DIR: path.join(root, 'data', 'build'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb') };
+  const own = { ...env, DATA_DIR: path.resolve(process.env.BENCH_BASELINE_DATA_DIR ?? path.join(root, 'data', 'build')), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb') };
   const created = execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'bench@example.com', '--password', 'bench-password'], { cwd: root, env: own, encoding: 'utf8' });
   const token = created.trim().split('\n').pop()!;
   const port = await freePort();

@@ -372,6 +372,24 @@ CREATE OR REPLACE MACRO request_nday_totals(baseline_years) AS TABLE
                            getvariable(''baseline_years''), getvariable(''time_aggregation''), getvariable(''spans''), getvariable(''n''))'
   END);
 
+-- request_nday_totals for the template that answers whole-month periods from the monthly
+-- summaries (max_nday_precipitation), as month_cutting_days is request_days's: the totals of offset
+-- years and custom spans, and an empty row of the same columns for whole months.
+CREATE OR REPLACE MACRO month_cutting_nday_totals(agg) AS TABLE
+  FROM query(CASE WHEN whole_months(agg)
+    THEN 'SELECT NULL::INTEGER AS cell, NULL::VARCHAR AS model, NULL::DATE AS date, NULL::BIGINT AS period, NULL::DOUBLE AS total WHERE false'
+    ELSE 'FROM request_nday_totals(getvariable(''baseline_years''))'
+  END);
+
+-- months_per_model for the n-day totals: whole-month periods from the monthly summaries
+-- (month_reduce: their rx<n>day maxima), offset years and custom spans from nday_totals
+-- (total_reduce aggregates its total). The service reads whole-month requests as
+-- whole_months_per_model alone (servedStatement).
+CREATE OR REPLACE MACRO nday_months_per_model(month_reduce, total_reduce, agg, baseline_years) AS TABLE
+  FROM whole_months_per_model(month_reduce, total_reduce, agg, baseline_years)
+  UNION ALL
+  SELECT cell, period, model, total_reduce AS value FROM month_cutting_nday_totals(agg) GROUP BY cell, period, model;
+
 -- Per cell and period in order, with the API's period key, the list of the models' values that the
 -- statistics are taken over. The service takes them in TypeScript (src/indicators/acrossModels.ts,
 -- the same arithmetic): binding across_models's lambdas and running them per period cost 1.5-4 ms

@@ -176,7 +176,7 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
  * takes the windows, the changes, the periods' keys (periodChanges.ts) and the statistics across models
  * (acrossModels.ts) itself: binding and running the macros' lambdas, joins and windows cost
  * 1.5-4 ms of a request. The template as written (and run in the DuckDB CLI) takes them in SQL.
- * For whole-month periods (`wholeMonths`), months_per_model and spells_per_model are read as their
+ * For whole-month periods (`wholeMonths`), months_per_model, nday_months_per_model and spells_per_model are read as their
  * whole-month branch alone (whole_months_per_model, whole_month_spells_per_model), whose days branch
  * would be empty.
  */
@@ -195,9 +195,9 @@ export function servedStatement(name: string, last: 'period_values' | 'period_mo
   return sql;
 }
 
-/** A statement for whole-month periods: months_per_model and spells_per_model read as their whole-month branch alone. */
+/** A statement for whole-month periods: months_per_model (and its n-day form) and spells_per_model read as their whole-month branch alone. */
 export function wholeMonthBranches(sql: string): string {
-  return sql.replace(/(?<!\w)(months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'months_per_model' ? 'whole_months_per_model' : 'whole_month_spells_per_model'}(`);
+  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'spells_per_model' ? 'whole_month_spells_per_model' : 'whole_months_per_model'}(`);
 }
 
 /** Whether a time aggregation is made of whole months (whole_months in macros.sql). */

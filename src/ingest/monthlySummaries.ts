@@ -44,6 +44,9 @@ function addRun(a: Int32Array, j: number, flag: boolean) {
 /** The default base of the degree days, 65 F in K as the service converts it (temperatureToK). */
 const BASETEMP_65F = (65 + 459.67) * (1 / 1.8);
 
+/** The Rx-n-day maxima the summaries hold: n = 2..10 (max_nday_precipitation's n). */
+const NDAYS = 9;
+
 /** DuckDB's fsum step (Kahan's): the sum at a[j], its running error at a[j + 1]. */
 function kahanAdd(a: Float64Array, j: number, input: number) {
   const diff = input - a[j + 1]!;
@@ -101,6 +104,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const cooling = new Float64Array(2 * size);
   const heating = new Float64Array(2 * size);
   const coolingDays = new Int32Array(size);
+  // Rx-n-day for n = 2..10 at (n - 2) * size + k: the greatest total of n consecutive rows of the
+  // model ending in the month (sql/build/monthly_summary.sql); -Infinity while there is none.
+  const rx = new Float64Array(NDAYS * size).fill(-Infinity);
   const heatingDays = new Int32Array(size);
   const dry = new Int32Array(STRIDE * size);
   const notWet = new Int32Array(STRIDE * size);
@@ -126,6 +132,12 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
       sumDtr[k]! += tasmax - tasmin;
       sumPr[k]! += pr;
       if (pr > maxPr[k]!) maxPr[k] = pr;
+      let total = pr;
+      for (let n = 2; n <= NDAYS + 1 && r - n + 1 >= 0; n++) {
+        total += d.pr[r - n + 1]!;
+        const at = (n - 2) * size + k;
+        if (total > rx[at]!) rx[at] = total;
+      }
       const mean = (tasmax + tasmin) / 2;
       if (mean > BASETEMP_65F) {
         kahanAdd(cooling, 2 * k, mean - BASETEMP_65F);
@@ -152,8 +164,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', 'cooling_65f', 'heating_65f', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -171,6 +183,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => sumPr[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => maxPr[k]!),
+        // NaN (NULL in the file) where no n days end in the month.
+        ...Array.from({ length: NDAYS }, (_, i) => columnOf(new Float64Array(ks.length), ks, (k) => (rx[i * size + k]! === -Infinity ? NaN : rx[i * size + k]!))),
         // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
