@@ -10,7 +10,7 @@
  * BENCH_BASELINE=<folder of another checkout> starts that checkout's compiled server on its own
  * data as well (BENCH_BASELINE_DATA_DIR, default its `data/build`; build both first: make setup
  * build), and runs every round on both servers, which one first alternating by round: old and new
- * in one run. Alone: BENCH_ONLY=century make bench.
+ * in one run. Alone: BENCH_ONLY='every indicator' (make bench runs bench/ingest.ts after it; bench/run.ts alone does not).
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../src/config.js';
 
-export const CENTURY_BENCH = 'century: every indicator, New York City, RCP85, all models, 2006-2100, ratio to frost_days';
+export const CENTURY_BENCH = 'every indicator: the century, New York City, RCP85, all models, 2006-2100, ratio to frost_days';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 const NYC = 5128581;
 const ROUNDS = Number(process.env.BENCH_CENTURY_ROUNDS ?? 7);
@@ -66,7 +66,11 @@ export const CENTURY_REQUESTS: [name: string, query: string][] = [
 /** Round r's way of writing 2006-2100: whole, or split after 2006 + r years. */
 const yearsOf = (round: number) => (round === 0 ? '2006:2100' : `2006:${2006 + round * 11},${2007 + round * 11}:2100`);
 const label = ([name, query]: [string, string]) => (query ? `${name} ${query}` : name);
-const pathOf = ([name, query]: [string, string], round: number) => `/api/climate-data/${NYC}/RCP85/indicator/${name}/?years=${yearsOf(round)}${query ? `&${query}` : ''}`;
+/** A warming level takes no years: its paths are made distinct by how the level is written (2.0, 2.00, ...). */
+const pathOf = ([name, query]: [string, string], round: number) =>
+  query.startsWith('warming_level=')
+    ? `/api/climate-data/${NYC}/RCP85/indicator/${name}/?${query}${'0'.repeat(round)}`
+    : `/api/climate-data/${NYC}/RCP85/indicator/${name}/?years=${yearsOf(round)}${query ? `&${query}` : ''}`;
 
 /** Deterministic shuffle (a round's order). */
 function shuffled<T>(items: T[], seed: number): T[] {
