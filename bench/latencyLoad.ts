@@ -2,7 +2,7 @@
  * A load generator that times every request, run as its own process by bench/catalog.ts: each
  * path of the spec once, `connections` at a time over keep-alive sockets, the body read to its end
  * (not decompressed: the client's cost is not the server's). Prints one JSON line: requests,
- * median and p95 in ms, non2xx, errors, mean bytes. (bench/load.ts, with wrk or autocannon, gives no p95.)
+ * median and p95 in ms, non2xx, errors, mean bytes, and each request's ms in the spec's order (inOrder). (bench/load.ts, with wrk or autocannon, gives no p95.)
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -42,6 +42,7 @@ function timed(path: string): Promise<{ ms: number; status: number; bytes: numbe
 }
 
 const times: number[] = [];
+const inOrder: number[] = [];
 let non2xx = 0;
 let errors = 0;
 let bytes = 0;
@@ -50,10 +51,12 @@ const firstFailures: string[] = [];
 await Promise.all(
   Array.from({ length: spec.connections }, async () => {
     while (next < spec.paths.length) {
-      const path = spec.paths[next++]!;
+      const at = next++;
+      const path = spec.paths[at]!;
       try {
         const r = await timed(path);
         times.push(r.ms);
+        inOrder[at] = r.ms;
         bytes += r.bytes;
         if (r.status < 200 || r.status >= 300) {
           non2xx++;
@@ -69,4 +72,4 @@ await Promise.all(
 agent.destroy();
 times.sort((a, b) => a - b);
 const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
-console.log(JSON.stringify({ requests: times.length, median: at(0.5), p95: at(0.95), non2xx, errors, bytes: times.length ? bytes / times.length : 0, firstFailures }));
+console.log(JSON.stringify({ requests: times.length, median: at(0.5), p95: at(0.95), non2xx, errors, bytes: times.length ? bytes / times.length : 0, firstFailures, inOrder }));

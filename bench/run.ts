@@ -21,6 +21,7 @@ import { measureSharedStores, printSharedStores } from './stores.js';
 import { formatsBench, printFormats } from './formats.js';
 import { batchBench, printBatch } from './batch.js';
 import { printReturnLevels, returnLevelBench, RETURN_LEVELS_BENCH } from './returnLevels.js';
+import { baselineServer, centuryBench, CENTURY_BENCH, printCentury } from './century.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -139,6 +140,16 @@ async function main() {
     const formats = !ONLY || 'formats: raw century as JSON, CSV and Arrow'.includes(ONLY) ? await formatsBench(url, token, catalog) : [];
     const batch = !ONLY || 'batch: 50 cities in one request vs 50 in a row'.includes(ONLY) ? await batchBench(url, token, catalog) : undefined;
     const returnLevels = !ONLY || RETURN_LEVELS_BENCH.includes(ONLY) ? await returnLevelBench(url, token, catalog) : undefined;
+    // Every indicator's century against frost_days (bench/century.ts); BENCH_BASELINE: another checkout's server beside this one.
+    let century;
+    if (!ONLY || CENTURY_BENCH.includes(ONLY)) {
+      const baseline = process.env.BENCH_BASELINE ? await baselineServer(process.env.BENCH_BASELINE, env, freePort, waitReady) : undefined;
+      try {
+        century = await centuryBench([...(baseline ? [baseline] : []), { name: 'this', url, token }]);
+      } finally {
+        baseline?.stop();
+      }
+    }
     const rss = peakRssMb(server.pid!);
     console.log(`\nload generator: ${rows[0]?.tool ?? '-'} in its own process${rows[0]?.tool === 'autocannon' ? " (install Debian's wrk for a lighter one)" : ''}`);
     console.log(`\nencodings: compressed = Accept-Encoding: ${ENCODINGS.compressed}; plain = none. Every measured path distinct (${rows.some((r) => r.repeats > 0) ? 'except the repeats warned about above' : 'no repeats'}).`);
@@ -152,6 +163,7 @@ async function main() {
     if (formats.length > 0) printFormats(formats);
     if (batch) printBatch(batch);
     if (returnLevels) printReturnLevels(returnLevels);
+    if (century) printCentury(century);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
     const setting = (name: string) => process.env[name] ?? 'default';
@@ -164,7 +176,7 @@ async function main() {
     if (sharedStores.length > 0) printSharedStores(sharedStores);
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     const file = path.join(ROOT, 'bench', 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, batch, returnLevels, opsOverhead, sharedStores }, null, 2));
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, peakRssMb: rss, scanFloorMs: floor, rows, formats, batch, returnLevels, century, opsOverhead, sharedStores }, null, 2));
     console.log(`results: ${path.relative(ROOT, file)}`);
   } finally {
     server.kill('SIGTERM');

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sqlFile } from '../src/db/sqlFiles.js';
-import { servedStatement, variablesOf } from '../src/indicators/query.js';
+import { SUMMARISED_BASETEMP, servedStatement, variablesOf } from '../src/indicators/query.js';
+import { temperatureToK } from '../src/indicators/params.js';
 import { testApp, type TestApp } from './helpers.js';
 
 /**
@@ -459,7 +460,10 @@ describe('GET /api/indicator/ for the n-day precipitation indicators', () => {
 describe('whole-month periods from the monthly summaries', () => {
   // Yearly, quarterly and monthly periods of these indicators are read from the monthly summaries;
   // custom spans read the days. The same periods asked both ways must give the same numbers.
-  const SUMMARISED = ['frost_days', 'max_high_temperature', 'min_low_temperature', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index'];
+  const SUMMARISED = [
+    'frost_days', 'max_high_temperature', 'min_low_temperature', 'average_high_temperature', 'average_low_temperature', 'diurnal_temperature_range',
+    'total_precipitation', 'max_1day_precipitation', 'max_nday_precipitation', 'cooling_degree_days', 'heating_degree_days', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index',
+  ];
   const QUARTERS = '1-1:3-31,4-1:6-30,7-1:9-30,10-1:12-31';
   const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}-1:${i + 1}-${new Date(Date.UTC(2001, i + 1, 0)).getUTCDate() + (i === 1 ? 1 : 0)}`).join(',');
   const rekey = (data: Record<string, unknown>, key: (year: string, n: number) => string) =>
@@ -475,6 +479,30 @@ describe('whole-month periods from the monthly summaries', () => {
     const monthly = await data(name, `${agg}&time_aggregation=monthly`);
     expect(Object.keys(monthly)).toHaveLength(36);
     expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+  });
+
+  it.each([2, 3, 10])('max_nday_precipitation n=%i: whole months from the summaries equal the days, runs reaching into the year before', async (n) => {
+    for (const years of ['', '&years=2051:2052', '&years=2052']) {
+      const qs = `${agg}&n=${n}${years}`;
+      const yearly = await data('max_nday_precipitation', `${qs}&time_aggregation=yearly`);
+      expect(Object.keys(yearly).length).toBeGreaterThan(0);
+      expect(rekey(await data('max_nday_precipitation', `${qs}&time_aggregation=custom&custom_time_agg=1-1:12-31`), (y) => y)).toEqual(yearly);
+      const monthly = await data('max_nday_precipitation', `${qs}&time_aggregation=monthly`);
+      expect(rekey(await data('max_nday_precipitation', `${qs}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, m) => `${y}-${String(m).padStart(2, '0')}`)).toEqual(monthly);
+    }
+  });
+
+  it.each(['cooling_degree_days', 'heating_degree_days'])('%s at a base the summaries do not hold reads the days, whole months too', async (name) => {
+    expect(SUMMARISED_BASETEMP).toBe(temperatureToK(65, 'F'));
+    for (const base of ['basetemp=70', 'basetemp=18&basetemp_units=C']) {
+      const yearly = await data(name, `${agg}&time_aggregation=yearly&${base}`);
+      expect(yearly).not.toEqual(await data(name, `${agg}&time_aggregation=yearly`));
+      expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31&${base}`), (y) => y)).toEqual(yearly);
+      const monthly = await data(name, `${agg}&time_aggregation=monthly&${base}`);
+      expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}&${base}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+    }
+    // The default base written out is the summaries' base.
+    expect(await data(name, `${agg}&time_aggregation=yearly&basetemp=65&basetemp_units=F`)).toEqual(await data(name, `${agg}&time_aggregation=yearly`));
   });
 
   it('the server sets the variables a template reads through its macros', () => {

@@ -1,6 +1,8 @@
 -- Mean of the daily high temperature (tasmax) per period and model; units F, C or K.
+-- Whole-month periods divide the months' exact sums by their days; offset years and custom spans read the days.
 WITH per_model AS (
-  FROM days_per_model(temperature_from_k(favg(tasmax), getvariable('units')),
-                      getvariable('baseline_years'))
+  FROM months_per_model(temperature_from_k(fsum(sum_tasmax) / sum(n_tasmax), getvariable('units')),
+                        temperature_from_k(favg(tasmax), getvariable('units')),
+                        getvariable('time_aggregation'), getvariable('baseline_years'))
 )
 FROM period_stats('per_model')

@@ -260,7 +260,12 @@ CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
 -- whose days branch is empty anyway. Binding and running that empty branch cost a yearly
 -- frost_days 0.5 ms of its 4.5.
 CREATE OR REPLACE MACRO whole_months_per_model(month_reduce, day_reduce, agg, baseline_years) AS TABLE
-  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) GROUP BY cell, period, model;
+  SELECT cell, period, model, month_reduce AS value FROM request_months(baseline_years) WHERE whole_months(agg) GROUP BY cell, period, model;
+
+-- The time aggregation to give months_per_model: the request's where the monthly summaries hold
+-- its parameters (held: the degree days' base is the one they were summed at), and none of whole
+-- months otherwise, so that every period is read from the days.
+CREATE OR REPLACE MACRO summarised_agg(agg, held) AS CASE WHEN held THEN agg ELSE 'days' END;
 
 -- The same where whole-month periods are read from the monthly summaries: month_reduce aggregates
 -- the summaries' columns, day_reduce the days of offset years and custom spans.
@@ -370,6 +375,24 @@ CREATE OR REPLACE MACRO request_nday_totals(baseline_years) AS TABLE
           FROM nday_totals(getvariable(''baseline_file''), getvariable(''baseline_monthly_file''), getvariable(''models''),
                            getvariable(''baseline_years''), getvariable(''time_aggregation''), getvariable(''spans''), getvariable(''n''))'
   END);
+
+-- request_nday_totals for the template that answers whole-month periods from the monthly
+-- summaries (max_nday_precipitation), as month_cutting_days is request_days's: the totals of offset
+-- years and custom spans, and an empty row of the same columns for whole months.
+CREATE OR REPLACE MACRO month_cutting_nday_totals(agg) AS TABLE
+  FROM query(CASE WHEN whole_months(agg)
+    THEN 'SELECT NULL::INTEGER AS cell, NULL::VARCHAR AS model, NULL::DATE AS date, NULL::BIGINT AS period, NULL::DOUBLE AS total WHERE false'
+    ELSE 'FROM request_nday_totals(getvariable(''baseline_years''))'
+  END);
+
+-- months_per_model for the n-day totals: whole-month periods from the monthly summaries
+-- (month_reduce: their rx<n>day maxima), offset years and custom spans from nday_totals
+-- (total_reduce aggregates its total). The service reads whole-month requests as
+-- whole_months_per_model alone (servedStatement).
+CREATE OR REPLACE MACRO nday_months_per_model(month_reduce, total_reduce, agg, baseline_years) AS TABLE
+  FROM whole_months_per_model(month_reduce, total_reduce, agg, baseline_years)
+  UNION ALL
+  SELECT cell, period, model, total_reduce AS value FROM month_cutting_nday_totals(agg) GROUP BY cell, period, model;
 
 -- Per cell and period in order, with the API's period key, the list of the models' values that the
 -- statistics are taken over. The service takes them in TypeScript (src/indicators/acrossModels.ts,

@@ -2,7 +2,7 @@ import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection, type D
 import { missingVariableColumn } from '../climate/missingVariable.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
-import { isWholeMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
+import { fromMonths, lastStep, MOST_CELLS, periodStats, servedStatement, setVariables, wholeMonthBranches, type IndicatorRequest, type PeriodStats } from '../indicators/query.js';
 import type { ModelRows } from '../indicators/periodChanges.js';
 import type { AreaAgg } from './area.js';
 import { seriesOfRows } from '../indicators/returnLevels/query.js';
@@ -35,7 +35,7 @@ export type Rows = { periods: number[]; models: string[]; values: (number | null
 
 /** Each of the request's cells' rows, from one statement. */
 async function cellRows(pool: QueryPool, r: IndicatorRequest): Promise<Rows[]> {
-  const sql = perModelSql(r.name, isWholeMonths(r.timeAggregation));
+  const sql = perModelSql(r.name, fromMonths(r));
   return pool.run(async (conn) => {
     await setVariables(conn, r, sql);
     const [cells = [], periods = [], models = [], values = []] = (await conn.runAndReadAll(sql)).getColumnsJS() as [number[]?, (number | bigint)[]?, string[]?, (number | null)[]?];

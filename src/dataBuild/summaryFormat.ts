@@ -6,10 +6,13 @@ import { sqlFile } from '../db/sqlFiles.js';
 /** The column of the monthly summaries holding the heat-wave series of the range starting in `startYear`. */
 export const heatColumn = (startYear: number) => `heat_${Math.trunc(startYear)}`;
 
+/** The columns of the monthly summaries the templates read besides the heat series (sql/build/monthly_summary.sql). */
+const SUMMARY_COLUMNS = ['frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: 9 }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'dry', 'not_wet'];
+
 /**
- * The datasets whose monthly summaries lack a heat column of one of their historic ranges: written
- * by a service older than this one (one MAP column `heat`), so the indicator templates cannot read
- * them until `make summaries` rewrites them. One file per dataset is read (a few ms at start-up):
+ * The datasets whose monthly summaries lack a column the templates read (the sums came later) or a
+ * heat column of one of their historic ranges: written by a service older than this one (one MAP
+ * column `heat`), so the indicator templates cannot read them until `make summaries` rewrites them. One file per dataset is read (a few ms at start-up):
  * a build writes every summary with one version, and `make summaries` rewrites them all.
  */
 export async function staleSummaryDatasets(conn: DuckDBConnection, dataDir: string, rangesOf: (dataset: string) => number[]): Promise<Set<string>> {
@@ -20,7 +23,7 @@ export async function staleSummaryDatasets(conn: DuckDBConnection, dataDir: stri
     if (!file) continue;
     const reader = await conn.runAndReadAll(sqlFile('catalog/parquet_columns.sql'), { file });
     const columns = new Set(reader.getColumnsJS()[0] as string[]);
-    if (rangesOf(dataset).some((start) => !columns.has(heatColumn(start)))) stale.add(dataset);
+    if ([...SUMMARY_COLUMNS, ...rangesOf(dataset).map(heatColumn)].some((name) => !columns.has(name))) stale.add(dataset);
   }
   return stale;
 }

@@ -177,7 +177,7 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
  * takes the windows, the changes, the periods' keys (periodChanges.ts) and the statistics across models
  * (acrossModels.ts) itself: binding and running the macros' lambdas, joins and windows cost
  * 1.5-4 ms of a request. The template as written (and run in the DuckDB CLI) takes them in SQL.
- * For whole-month periods (`wholeMonths`), months_per_model and spells_per_model are read as their
+ * For whole-month periods (`wholeMonths`), months_per_model, nday_months_per_model and spells_per_model are read as their
  * whole-month branch alone (whole_months_per_model, whole_month_spells_per_model), whose days branch
  * would be empty.
  */
@@ -196,13 +196,23 @@ export function servedStatement(name: string, last: 'period_values' | 'period_mo
   return sql;
 }
 
-/** A statement for whole-month periods: months_per_model and spells_per_model read as their whole-month branch alone. */
+/** A statement for whole-month periods: months_per_model (and its n-day form) and spells_per_model read as their whole-month branch alone. */
 export function wholeMonthBranches(sql: string): string {
-  return sql.replace(/(?<!\w)(months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'months_per_model' ? 'whole_months_per_model' : 'whole_month_spells_per_model'}(`);
+  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'spells_per_model' ? 'whole_month_spells_per_model' : 'whole_months_per_model'}(`);
 }
 
 /** Whether a time aggregation is made of whole months (whole_months in macros.sql). */
 export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg === 'quarterly' || agg === 'monthly';
+
+/** The degree days' base the monthly summaries hold: the default 65 F in K (summarised_agg in the templates). */
+export const SUMMARISED_BASETEMP = 291.4833333333334;
+
+/**
+ * Whether the request's periods are read from the monthly summaries alone (servedStatement's
+ * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own).
+ */
+export const fromMonths = (r: Pick<IndicatorRequest, 'timeAggregation' | 'basetemp'>) =>
+  isWholeMonths(r.timeAggregation) && (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP);
 
 /** Which last step a request's statement has (servedStatement). */
 export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {
@@ -254,7 +264,7 @@ function modelRowsOf(reader: DuckDBResultReader, cells: number): ModelRows[] {
  * levels fit.
  */
 export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Promise<ModelRows[]> {
-  const sql = servedStatement(r.name, 'period_models', isWholeMonths(r.timeAggregation));
+  const sql = servedStatement(r.name, 'period_models', fromMonths(r));
   return pool
     .run(async (conn) => {
       await setVariables(conn, r, sql);
@@ -265,7 +275,7 @@ export async function queryModelRows(pool: QueryPool, r: IndicatorRequest): Prom
 
 /** Runs sql/indicators/<name>.sql for the request's cells in one statement: per cell and period, the requested statistics across models. */
 export async function queryIndicator(pool: QueryPool, r: IndicatorRequest): Promise<PeriodStats[][]> {
-  const sql = servedStatement(r.name, lastStep(r), isWholeMonths(r.timeAggregation));
+  const sql = servedStatement(r.name, lastStep(r), fromMonths(r));
   return pool
     .run(async (conn) => {
       await setVariables(conn, r, sql);

@@ -5,7 +5,8 @@ import type { ModelDays } from './syntheticDays.js';
 
 /**
  * A cell's monthly summaries from days the build holds in memory: per model, year and month, the
- * frost days, the highest tasmax, the lowest tasmin, and the run summary of each series (dry: pr =
+ * frost days, the highest tasmax, the lowest tasmin, the sums of tasmax, tasmin, their difference
+ * and pr with the days they count, the highest pr, and the run summary of each series (dry: pr =
  * 0; not_wet: not pr > 0; a heat series per historic range: tasmax more than 5 K above the range's
  * daily mean): the days flagged, the run of true days at each end of the month, the longest run and
  * the runs of 5 or more days, the days in date order (a date a calendar lacks is no day, so runs go
@@ -38,6 +39,20 @@ function addRun(a: Int32Array, j: number, flag: boolean) {
     a[j + 2] = 0;
     a[j + 5] = 1;
   }
+}
+
+/** The default base of the degree days, 65 F in K as the service converts it (temperatureToK). */
+const BASETEMP_65F = (65 + 459.67) * (1 / 1.8);
+
+/** The Rx-n-day maxima the summaries hold: n = 2..10 (max_nday_precipitation's n). */
+const NDAYS = 9;
+
+/** DuckDB's fsum step (Kahan's): the sum at a[j], its running error at a[j + 1]. */
+function kahanAdd(a: Float64Array, j: number, input: number) {
+  const diff = input - a[j + 1]!;
+  const next = a[j]! + diff;
+  a[j + 1] = next - a[j]! - diff;
+  a[j] = next;
 }
 
 /** `column[j] = f(ks[j])` with a loop: TypedArray.from with a mapping function took most of this module's time. */
@@ -79,6 +94,20 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const frost = new Int32Array(size);
   const maxTasmax = new Float64Array(size).fill(-Infinity);
   const minTasmin = new Float64Array(size).fill(Infinity);
+  // Exact sums (sql/build/monthly_summary.sql says why), each day's value added in date order.
+  const sumTasmax = new Float64Array(size);
+  const sumTasmin = new Float64Array(size);
+  const sumDtr = new Float64Array(size);
+  const sumPr = new Float64Array(size);
+  const maxPr = new Float64Array(size).fill(-Infinity);
+  // The degree days at the default base, as DuckDB's fsum adds them (kahanAdd): value and error per month.
+  const cooling = new Float64Array(2 * size);
+  const heating = new Float64Array(2 * size);
+  const coolingDays = new Int32Array(size);
+  // Rx-n-day for n = 2..10 at (n - 2) * size + k: the greatest total of n consecutive rows of the
+  // model ending in the month (sql/build/monthly_summary.sql); -Infinity while there is none.
+  const rx = new Float64Array(NDAYS * size).fill(-Infinity);
+  const heatingDays = new Int32Array(size);
   const dry = new Int32Array(STRIDE * size);
   const notWet = new Int32Array(STRIDE * size);
   const heat = Array.from({ length: HEAT }, () => new Int32Array(STRIDE * size));
@@ -98,6 +127,25 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
       if (tasmin <= 273.15) frost[k]!++;
       if (tasmax > maxTasmax[k]!) maxTasmax[k] = tasmax;
       if (tasmin < minTasmin[k]!) minTasmin[k] = tasmin;
+      sumTasmax[k]! += tasmax;
+      sumTasmin[k]! += tasmin;
+      sumDtr[k]! += tasmax - tasmin;
+      sumPr[k]! += pr;
+      if (pr > maxPr[k]!) maxPr[k] = pr;
+      let total = pr;
+      for (let n = 2; n <= NDAYS + 1 && r - n + 1 >= 0; n++) {
+        total += d.pr[r - n + 1]!;
+        const at = (n - 2) * size + k;
+        if (total > rx[at]!) rx[at] = total;
+      }
+      const mean = (tasmax + tasmin) / 2;
+      if (mean > BASETEMP_65F) {
+        kahanAdd(cooling, 2 * k, mean - BASETEMP_65F);
+        coolingDays[k]!++;
+      } else if (mean < BASETEMP_65F) {
+        kahanAdd(heating, 2 * k, BASETEMP_65F - mean);
+        heatingDays[k]!++;
+      }
       const j = STRIDE * k;
       addRun(dry, j, pr === 0);
       addRun(notWet, j, !(pr > 0));
@@ -116,8 +164,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -126,6 +174,20 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Int32Array(ks.length), ks, (k) => frost[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => maxTasmax[k]!),
         columnOf(new Float64Array(ks.length), ks, (k) => minTasmin[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmax[k]!),
+        // Every day of the generator has every variable.
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmin[k]!),
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumDtr[k]!),
+        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => sumPr[k]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => maxPr[k]!),
+        // NaN (NULL in the file) where no n days end in the month.
+        ...Array.from({ length: NDAYS }, (_, i) => columnOf(new Float64Array(ks.length), ks, (k) => (rx[i * size + k]! === -Infinity ? NaN : rx[i * size + k]!))),
+        // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
+        columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
+        columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
