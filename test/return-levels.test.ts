@@ -297,7 +297,7 @@ describe('return-level errors', () => {
     ['max_1day_precipitation', 'return_period=20,201', /^return_period accepts .*got '201'\.$/],
     ['max_1day_precipitation', 'return_period=20.5', /^return_period accepts .*got '20\.5'\.$/],
     ['max_1day_precipitation', 'baseline_return_period=0&relative_to=1971', /^baseline_return_period accepts .*got '0'\.$/],
-    ['frost_days', 'return_period=20', 'return_period applies to the indicators of a yearly extreme, max_high_temperature, min_low_temperature, max_1day_precipitation, max_nday_precipitation; frost_days has no return levels.'],
+    ['frost_days', 'return_period=20', 'return_period applies to the indicators of a yearly extreme, max_high_temperature, min_low_temperature, max_1day_precipitation, max_nday_precipitation, max_wet_bulb_temperature, max_heat_index; frost_days has no return levels.'],
     ['total_precipitation', 'baseline_return_period=20&relative_to=1971', /^baseline_return_period applies to the indicators of a yearly extreme/],
     ['max_1day_precipitation', 'return_period=20&baseline_return_period=20&relative_to=1971', /^return_period and baseline_return_period cannot be combined/],
     ['max_1day_precipitation', 'return_period=20&time_aggregation=monthly', "time_aggregation must be yearly or offset_yearly with return_period: a return level is fitted to one extreme per year; got 'monthly'."],
@@ -342,7 +342,7 @@ describe('the OpenAPI document', () => {
     const doc = (await request(t.app).get('/openapi.json').expect(200)).body;
     const params = doc.paths['/api/climate-data/{city}/{scenario}/indicator/{indicator_name}/'].get.parameters as { name: string; description: string }[];
     for (const name of ['return_period', 'baseline_return_period', 'include', 'n']) expect(params.find((p) => p.name === name), name).toBeDefined();
-    expect(params.find((p) => p.name === 'return_period')!.description).toMatch(/Used by: max_high_temperature, min_low_temperature, max_1day_precipitation, max_nday_precipitation; the other indicators answer 400\.$/);
+    expect(params.find((p) => p.name === 'return_period')!.description).toMatch(/Used by: max_high_temperature, min_low_temperature, max_1day_precipitation, max_nday_precipitation, max_wet_bulb_temperature, max_heat_index; the other indicators answer 400\.$/);
     expect(params.find((p) => p.name === 'historic_range')!.description).toMatch(/With return_period or baseline_return_period, the fitting window instead/);
   });
 });

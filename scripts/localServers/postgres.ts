@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +40,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const start = async () => {
     const [cmd, args] = run(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
     child = spawn(cmd, args, { stdio: 'ignore' });
-    await until(`PostgreSQL on port ${port}`, () => answers(port), 20_000);
+    // The port accepts connections while the server is still starting up (and refuses logins with
+    // "the database system is starting up"); pg_isready answers 0 only once it takes them.
+    await until(`PostgreSQL on port ${port}`, () => acceptsLogins(bin, port), 30_000);
   };
   const stop = async () => {
     if (!child || child.exitCode !== null) return;
@@ -77,3 +79,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
   };
 }
+
+/** Whether the server on the port accepts logins (pg_isready exits 0), not merely TCP connections. */
+const acceptsLogins = (bin: string, port: number) =>
+  new Promise<boolean>((resolve) => execFile(path.join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)], (err) => resolve(!err)));
