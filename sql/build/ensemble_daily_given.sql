@@ -2,5 +2,5 @@
 -- build computed from the days it holds in memory (src/ingest/ensembleDays.ts): the same columns and
 -- types, NULL (NaN there) on a day without any model's value. $ensemble: the rows' id (src/db/rowSource.ts).
 SELECT date, nullif(COLUMNS(* EXCLUDE (date)), 'NaN'::FLOAT)
+-- No ORDER BY: the days come in date order, which the COPY keeps.
 FROM row_source($ensemble::INTEGER)
-ORDER BY date

@@ -19,5 +19,6 @@ WITH m AS (
   FROM row_source($summaries::INTEGER)
 )
 SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, dry, not_wet{{heat_columns}}
+-- No ORDER BY: the rows come sorted by model, year and month (the order of their index k), and a
+-- COPY keeps the order it reads (preserve_insertion_order): a sort would only cost.
 FROM m
-ORDER BY model, year, month

@@ -55,6 +55,92 @@ function kahanAdd(a: Float64Array, j: number, input: number) {
   a[j] = next;
 }
 
+/** The per-month sums, extremes and counts of a cell's days, indexed by (model, year, month) k. */
+function newSums(size: number) {
+  return {
+    count: new Int32Array(size),
+    frost: new Int32Array(size),
+    maxTasmax: new Float64Array(size).fill(-Infinity),
+    minTasmin: new Float64Array(size).fill(Infinity),
+    // Exact sums (sql/build/monthly_summary.sql says why), each day's value added in date order.
+    sumTasmax: new Float64Array(size),
+    sumTasmin: new Float64Array(size),
+    sumDtr: new Float64Array(size),
+    sumPr: new Float64Array(size),
+    maxPr: new Float64Array(size).fill(-Infinity),
+    // The degree days at the default base, as DuckDB's fsum adds them (kahanAdd): value and error per month.
+    cooling: new Float64Array(2 * size),
+    heating: new Float64Array(2 * size),
+    coolingDays: new Int32Array(size),
+    heatingDays: new Int32Array(size),
+    // Rx-n-day for n = 2..10 at NDAYS * k + n - 2: the greatest total of n consecutive rows of the
+    // model ending in the month (sql/build/monthly_summary.sql); -Infinity while there is none.
+    rx: new Float64Array(NDAYS * size).fill(-Infinity),
+  };
+}
+type Sums = ReturnType<typeof newSums>;
+
+/** One model's days `d` into the sums; `ks[r]` is the month of its row r. */
+function addSums(s: Sums, d: ModelDays, ks: Int32Array) {
+  const { tasmax: tx, tasmin: tn, pr: p } = d;
+  for (let r = 0; r < ks.length; r++) {
+    const k = ks[r]!;
+    const tasmax = tx[r]!;
+    const tasmin = tn[r]!;
+    const pr = p[r]!;
+    s.count[k]!++;
+    if (tasmin <= 273.15) s.frost[k]!++;
+    if (tasmax > s.maxTasmax[k]!) s.maxTasmax[k] = tasmax;
+    if (tasmin < s.minTasmin[k]!) s.minTasmin[k] = tasmin;
+    s.sumTasmax[k]! += tasmax;
+    s.sumTasmin[k]! += tasmin;
+    s.sumDtr[k]! += tasmax - tasmin;
+    s.sumPr[k]! += pr;
+    if (pr > s.maxPr[k]!) s.maxPr[k] = pr;
+    const mean = (tasmax + tasmin) / 2;
+    if (mean > BASETEMP_65F) {
+      kahanAdd(s.cooling, 2 * k, mean - BASETEMP_65F);
+      s.coolingDays[k]!++;
+    } else if (mean < BASETEMP_65F) {
+      kahanAdd(s.heating, 2 * k, BASETEMP_65F - mean);
+      s.heatingDays[k]!++;
+    }
+  }
+}
+
+/** One model's Rx-n-day maxima: each n-day total summed from the day back, as the SQL window adds it. */
+function addRx(rx: Float64Array, pr: Float32Array, ks: Int32Array) {
+  for (let r = 0; r < ks.length; r++) {
+    const at = NDAYS * ks[r]! - 2;
+    let total = pr[r]!;
+    const deepest = Math.min(NDAYS + 1, r + 1);
+    for (let n = 2; n <= deepest; n++) {
+      total += pr[r - n + 1]!;
+      if (total > rx[at + n]!) rx[at + n] = total;
+    }
+  }
+}
+
+/** One model's days into the run summaries of a series of precipitation flags. */
+function addRuns(a: Int32Array, ks: Int32Array, pr: Float32Array, flag: (pr: number) => boolean) {
+  for (let r = 0; r < ks.length; r++) addRun(a, STRIDE * ks[r]!, flag(pr[r]!));
+}
+
+/** One model's days into the run summaries of a heat series: tasmax more than 5 K above the day's norm (NaN: no norm, no flag, not even a false day). */
+function addHeatRuns(a: Int32Array, ks: Int32Array, d: ModelDays, norm: Float64Array, first: number) {
+  const { tasmax, date } = d;
+  for (let r = 0; r < ks.length; r++) {
+    const n = norm[date[r]! - first]!;
+    if (n === n) addRun(a, STRIDE * ks[r]!, tasmax[r]! > n + 5);
+  }
+}
+
+/** `column[j] = from[stride * ks[j] + offset]`: a plain loop, where a closure per column made the call site megamorphic. */
+function gather<T extends Int32Array | Float64Array>(out: T, from: T, ks: Int32Array, stride = 1, offset = 0): T {
+  for (let j = 0; j < ks.length; j++) out[j] = from[stride * ks[j]! + offset]!;
+  return out;
+}
+
 /** `column[j] = f(ks[j])` with a loop: TypedArray.from with a mapping function took most of this module's time. */
 function columnOf<T extends Int32Array | Float64Array | Uint8Array>(out: T, ks: Int32Array, f: (k: number) => number): T {
   for (let j = 0; j < ks.length; j++) out[j] = f(ks[j]!);
@@ -62,7 +148,7 @@ function columnOf<T extends Int32Array | Float64Array | Uint8Array>(out: T, ks: 
 }
 
 /** The fields of the months `ks` of a series, as columns in FIELDS order. */
-const runColumns = (a: Int32Array, ks: Int32Array) => FIELDS.map((_, f) => columnOf(new Int32Array(ks.length), ks, (k) => a[STRIDE * k + f]!));
+const runColumns = (a: Int32Array, ks: Int32Array) => FIELDS.map((_, f) => gather(new Int32Array(ks.length), a, ks, STRIDE, f));
 
 /**
  * The summaries of every model's days (all of one cell and scenario, models in `models` order: the
@@ -90,72 +176,28 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   }
 
   const size = days.length * months;
-  const count = new Int32Array(size);
-  const frost = new Int32Array(size);
-  const maxTasmax = new Float64Array(size).fill(-Infinity);
-  const minTasmin = new Float64Array(size).fill(Infinity);
-  // Exact sums (sql/build/monthly_summary.sql says why), each day's value added in date order.
-  const sumTasmax = new Float64Array(size);
-  const sumTasmin = new Float64Array(size);
-  const sumDtr = new Float64Array(size);
-  const sumPr = new Float64Array(size);
-  const maxPr = new Float64Array(size).fill(-Infinity);
-  // The degree days at the default base, as DuckDB's fsum adds them (kahanAdd): value and error per month.
-  const cooling = new Float64Array(2 * size);
-  const heating = new Float64Array(2 * size);
-  const coolingDays = new Int32Array(size);
-  // Rx-n-day for n = 2..10 at (n - 2) * size + k: the greatest total of n consecutive rows of the
-  // model ending in the month (sql/build/monthly_summary.sql); -Infinity while there is none.
-  const rx = new Float64Array(NDAYS * size).fill(-Infinity);
-  const heatingDays = new Int32Array(size);
+  const sums = newSums(size);
   const dry = new Int32Array(STRIDE * size);
   const notWet = new Int32Array(STRIDE * size);
   const heat = Array.from({ length: HEAT }, () => new Int32Array(STRIDE * size));
   // The heat series that have a norm on some day (the cell's dataset's ranges).
   const active = heat.flatMap((_, h) => (norm[h]!.some((v) => !Number.isNaN(v)) ? [h] : []));
-  const activeRuns = active.map((h) => heat[h]!);
-  const activeNorm = active.map((h) => norm[h]!);
   for (const d of days) {
+    // Each day's month k, then one small loop per kind of summary: the one loop that did them all
+    // was deoptimised and recompiled 9 times in a cell of NEX-GDDP, 854 ms of compiling.
+    const ks = new Int32Array(d.date.length);
     const base = d.model * months;
-    for (let r = 0; r < d.date.length; r++) {
-      const i = d.date[r]! - first;
-      const k = base + monthAt[i]!;
-      const tasmax = d.tasmax[r]!;
-      const tasmin = d.tasmin[r]!;
-      const pr = d.pr[r]!;
-      count[k]!++;
-      if (tasmin <= 273.15) frost[k]!++;
-      if (tasmax > maxTasmax[k]!) maxTasmax[k] = tasmax;
-      if (tasmin < minTasmin[k]!) minTasmin[k] = tasmin;
-      sumTasmax[k]! += tasmax;
-      sumTasmin[k]! += tasmin;
-      sumDtr[k]! += tasmax - tasmin;
-      sumPr[k]! += pr;
-      if (pr > maxPr[k]!) maxPr[k] = pr;
-      let total = pr;
-      for (let n = 2; n <= NDAYS + 1 && r - n + 1 >= 0; n++) {
-        total += d.pr[r - n + 1]!;
-        const at = (n - 2) * size + k;
-        if (total > rx[at]!) rx[at] = total;
-      }
-      const mean = (tasmax + tasmin) / 2;
-      if (mean > BASETEMP_65F) {
-        kahanAdd(cooling, 2 * k, mean - BASETEMP_65F);
-        coolingDays[k]!++;
-      } else if (mean < BASETEMP_65F) {
-        kahanAdd(heating, 2 * k, BASETEMP_65F - mean);
-        heatingDays[k]!++;
-      }
-      const j = STRIDE * k;
-      addRun(dry, j, pr === 0);
-      addRun(notWet, j, !(pr > 0));
-      for (let h = 0; h < activeRuns.length; h++) {
-        const n = activeNorm[h]![i]!;
-        // NaN: no norm for the day's slot, no flag.
-        if (n === n) addRun(activeRuns[h]!, j, tasmax > n + 5);
-      }
-    }
+    for (let r = 0; r < ks.length; r++) ks[r] = base + monthAt[d.date[r]! - first]!;
+    addSums(sums, d, ks);
+    addRx(sums.rx, d.pr, ks);
+    addRuns(dry, ks, d.pr, (pr) => pr === 0);
+    addRuns(notWet, ks, d.pr, (pr) => !(pr > 0));
+    for (const h of active) addHeatRuns(heat[h]!, ks, d, norm[h]!, first);
   }
+  const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
+
+  // NaN (NULL in the file) where no n days end in the month.
+  for (let i = 0; i < rx.length; i++) if (rx[i] === -Infinity) rx[i] = NaN;
 
   // The (model, year, month) with days, as columns.
   let withDays = 0;
@@ -171,20 +213,19 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
         columnOf(new Int32Array(ks.length), ks, (k) => y0 + Math.floor((k % months) / 12)),
         columnOf(new Int32Array(ks.length), ks, (k) => (k % 12) + 1),
-        columnOf(new Int32Array(ks.length), ks, (k) => frost[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => maxTasmax[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => minTasmin[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmax[k]!),
+        gather(new Int32Array(ks.length), frost, ks),
+        gather(new Float64Array(ks.length), maxTasmax, ks),
+        gather(new Float64Array(ks.length), minTasmin, ks),
+        gather(new Float64Array(ks.length), sumTasmax, ks),
         // Every day of the generator has every variable.
-        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => sumTasmin[k]!),
-        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => sumDtr[k]!),
-        columnOf(new Int32Array(ks.length), ks, (k) => count[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => sumPr[k]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => maxPr[k]!),
-        // NaN (NULL in the file) where no n days end in the month.
-        ...Array.from({ length: NDAYS }, (_, i) => columnOf(new Float64Array(ks.length), ks, (k) => (rx[i * size + k]! === -Infinity ? NaN : rx[i * size + k]!))),
+        gather(new Int32Array(ks.length), count, ks),
+        gather(new Float64Array(ks.length), sumTasmin, ks),
+        gather(new Int32Array(ks.length), count, ks),
+        gather(new Float64Array(ks.length), sumDtr, ks),
+        gather(new Int32Array(ks.length), count, ks),
+        gather(new Float64Array(ks.length), sumPr, ks),
+        gather(new Float64Array(ks.length), maxPr, ks),
+        ...Array.from({ length: NDAYS }, (_, i) => gather(new Float64Array(ks.length), rx, ks, NDAYS, i)),
         // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
