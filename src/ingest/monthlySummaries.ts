@@ -80,11 +80,24 @@ function newSums(size: number) {
 }
 type Sums = ReturnType<typeof newSums>;
 
-/** One model's days `d` into the sums; `ks[r]` is the month of its row r. */
-function addSums(s: Sums, d: ModelDays, ks: Int32Array) {
-  const { tasmax: tx, tasmin: tn, pr: p } = d;
-  for (let r = 0; r < ks.length; r++) {
-    const k = ks[r]!;
+/** The run series of a cell: dry, not wet, and the heat series with a norm, with the norm of each day of the span. */
+interface Runs {
+  dry: Int32Array;
+  notWet: Int32Array;
+  heat: Int32Array[];
+  norm: Float64Array[];
+}
+
+/**
+ * One model's days `d` into the sums and the run series, in date order: day r is in month
+ * `base + monthAt[date - first]`.
+ */
+function foldModel(s: Sums, runs: Runs, d: ModelDays, monthAt: Int32Array, first: number, base: number) {
+  const { tasmax: tx, tasmin: tn, pr: p, date } = d;
+  const { rx } = s;
+  for (let r = 0; r < date.length; r++) {
+    const i = date[r]! - first;
+    const k = base + monthAt[i]!;
     const tasmax = tx[r]!;
     const tasmin = tn[r]!;
     const pr = p[r]!;
@@ -97,6 +110,14 @@ function addSums(s: Sums, d: ModelDays, ks: Int32Array) {
     s.sumDtr[k]! += tasmax - tasmin;
     s.sumPr[k]! += pr;
     if (pr > s.maxPr[k]!) s.maxPr[k] = pr;
+    // Each n-day total summed from the day back, as the SQL window adds it.
+    const at = NDAYS * k - 2;
+    let total = pr;
+    const deepest = Math.min(NDAYS + 1, r + 1);
+    for (let n = 2; n <= deepest; n++) {
+      total += p[r - n + 1]!;
+      if (total > rx[at + n]!) rx[at + n] = total;
+    }
     const mean = (tasmax + tasmin) / 2;
     if (mean > BASETEMP_65F) {
       kahanAdd(s.cooling, 2 * k, mean - BASETEMP_65F);
@@ -105,33 +126,14 @@ function addSums(s: Sums, d: ModelDays, ks: Int32Array) {
       kahanAdd(s.heating, 2 * k, BASETEMP_65F - mean);
       s.heatingDays[k]!++;
     }
-  }
-}
-
-/** One model's Rx-n-day maxima: each n-day total summed from the day back, as the SQL window adds it. */
-function addRx(rx: Float64Array, pr: Float32Array, ks: Int32Array) {
-  for (let r = 0; r < ks.length; r++) {
-    const at = NDAYS * ks[r]! - 2;
-    let total = pr[r]!;
-    const deepest = Math.min(NDAYS + 1, r + 1);
-    for (let n = 2; n <= deepest; n++) {
-      total += pr[r - n + 1]!;
-      if (total > rx[at + n]!) rx[at + n] = total;
+    const j = STRIDE * k;
+    addRun(runs.dry, j, pr === 0);
+    addRun(runs.notWet, j, !(pr > 0));
+    for (let h = 0; h < runs.heat.length; h++) {
+      const n = runs.norm[h]![i]!;
+      // NaN: no norm for the day's slot, no flag.
+      if (n === n) addRun(runs.heat[h]!, j, tasmax > n + 5);
     }
-  }
-}
-
-/** One model's days into the run summaries of a series of precipitation flags. */
-function addRuns(a: Int32Array, ks: Int32Array, pr: Float32Array, flag: (pr: number) => boolean) {
-  for (let r = 0; r < ks.length; r++) addRun(a, STRIDE * ks[r]!, flag(pr[r]!));
-}
-
-/** One model's days into the run summaries of a heat series: tasmax more than 5 K above the day's norm (NaN: no norm, no flag, not even a false day). */
-function addHeatRuns(a: Int32Array, ks: Int32Array, d: ModelDays, norm: Float64Array, first: number) {
-  const { tasmax, date } = d;
-  for (let r = 0; r < ks.length; r++) {
-    const n = norm[date[r]! - first]!;
-    if (n === n) addRun(a, STRIDE * ks[r]!, tasmax[r]! > n + 5);
   }
 }
 
@@ -182,18 +184,10 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const heat = Array.from({ length: HEAT }, () => new Int32Array(STRIDE * size));
   // The heat series that have a norm on some day (the cell's dataset's ranges).
   const active = heat.flatMap((_, h) => (norm[h]!.some((v) => !Number.isNaN(v)) ? [h] : []));
-  for (const d of days) {
-    // Each day's month k, then one small loop per kind of summary: the one loop that did them all
-    // was deoptimised and recompiled 9 times in a cell of NEX-GDDP, 854 ms of compiling.
-    const ks = new Int32Array(d.date.length);
-    const base = d.model * months;
-    for (let r = 0; r < ks.length; r++) ks[r] = base + monthAt[d.date[r]! - first]!;
-    addSums(sums, d, ks);
-    addRx(sums.rx, d.pr, ks);
-    addRuns(dry, ks, d.pr, (pr) => pr === 0);
-    addRuns(notWet, ks, d.pr, (pr) => !(pr > 0));
-    for (const h of active) addHeatRuns(heat[h]!, ks, d, norm[h]!, first);
-  }
+  const runs: Runs = { dry, notWet, heat: active.map((h) => heat[h]!), norm: active.map((h) => norm[h]!) };
+  // One function call per model, not one loop in this function: V8 optimises a small function once,
+  // where the loop inlined here was deoptimised and recompiled 9 times in a cell of NEX-GDDP (854 ms).
+  for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
 
   // NaN (NULL in the file) where no n days end in the month.
