@@ -140,6 +140,35 @@ describe('exports on the queue', () => {
     await second.exited;
   }, 120_000);
 
+  it('a worker killed on every attempt: the export fails with a reason a user understands, and no file is left under its own name', async () => {
+    const { body } = await request(t.app).post('/api/export/').set(auth()).send(BODY).expect(202);
+    const id = body.id as string;
+    const folder = path.join(dir, 'files', id);
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const worker = startWorker();
+      // The second worker takes the task once the first one's lease (EXPORT_LOCK_MS) has run out.
+      await until(`attempt ${attempt} to start`, () => worker.log().includes(`running ${id}`));
+      // A new attempt starts from nothing; the record of the killed one says otherwise until then.
+      await until(`attempt ${attempt} to start from nothing`, () => record(id).files.length === 0, 30_000);
+      await runningWith(id, 1);
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      // Killed: only whole files under their own names, each one the record lists.
+      const left = record(id);
+      expect(fs.readdirSync(folder).filter((f) => !f.startsWith('.')).sort()).toEqual(left.files.map((f) => f.name).sort());
+    }
+    // A third worker finds the task lost a second time: it fails, and its whole files go.
+    const third = startWorker();
+    await until('the export to fail', () => record(id).status === 'failed');
+    const failed = (await request(t.app).get(`/api/export/${id}/`).set(auth()).expect(200)).body;
+    expect(failed.status).toBe('failed');
+    expect(failed.files).toEqual([]);
+    expect(failed.error).toMatch(/^The export's worker stopped before it was done, on each of its attempts \(.*stalled.*\); nothing was kept\. Ask again/);
+    expect(fs.readdirSync(folder).filter((f) => !f.startsWith('.'))).toEqual([]);
+    third.child.kill('SIGTERM');
+    await third.exited;
+  }, 120_000);
+
   it('DELETE of an export a worker runs: the worker stops at its next chunk, its files go, the record stays cancelled and the place is free', async () => {
     const { body } = await request(t.app).post('/api/export/').set(auth()).send(BODY).expect(202);
     const id = body.id as string;

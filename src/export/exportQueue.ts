@@ -66,7 +66,14 @@ export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ cl
     if (!task) return;
     const id = String((task.data as { id: string }).id);
     const final = task.attemptsMade >= (task.opts.attempts ?? 1) || /stalled/i.test(err.message);
-    if (final) opts.store.update(id, () => ({ status: 'failed', files: [], error: `The export's worker stopped before it was done (${err.message}).` }));
+    if (!final) return;
+    const failed = opts.store.update(id, () => ({
+      status: 'failed',
+      files: [],
+      error: `The export's worker stopped before it was done, on each of its attempts (${err.message}); nothing was kept. Ask again, for fewer scenarios or a smaller area if it happens again.`,
+    }));
+    // The files a killed attempt finished are not an export: none may stay under its own name.
+    if (failed?.status === 'failed') opts.store.clearFiles(id);
   });
   worker.on('error', (err) => opts.log(`[export-worker ${process.pid}] ${err.message}`));
   return {

@@ -80,7 +80,7 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
   const dir = store.filesDir(id);
   fs.mkdirSync(dir, { recursive: true });
   // What an earlier attempt (a worker killed mid-job) left: start again from nothing.
-  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
+  store.clearFiles(id);
   store.update(id, () => ({ status: 'running', progress: 0, files: [], error: null }));
   const plan = job.plan;
   const places = placeGrid(plan);

@@ -131,6 +131,13 @@ export class ExportStore {
     return next;
   }
 
+  /** Removes what a job's folder holds (whole and partial files); the folder stays. */
+  clearFiles(id: string) {
+    const dir = this.filesDir(id);
+    if (!fs.existsSync(dir)) return;
+    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true, recursive: true });
+  }
+
   /** The job and its files, gone. */
   remove(id: string) {
     fs.rmSync(this.filesDir(id), { recursive: true, force: true });
