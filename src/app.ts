@@ -108,6 +108,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   app.use(
     exportRoutes({
       catalog,
+      queries,
       progress,
       ...exports,
       limits: { maxValues: config.EXPORT_MAX_VALUES, maxRunning: config.EXPORT_MAX_RUNNING, maxBytes: config.EXPORT_MAX_BYTES, ttl: config.EXPORT_TTL, maxAreaVertices: config.MAX_AREA_VERTICES, clipTimeoutMs: config.QUERY_TIMEOUT_MS },

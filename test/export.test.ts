@@ -8,6 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { hashPassword } from '../src/auth/passwords.js';
+import type { InProcessExports } from '../src/export/exportJobs.js';
 import { tempExportDir, testApp, type TestApp } from './helpers.js';
 
 /**
@@ -111,7 +112,13 @@ describe('POST /api/export/ checks the request before anything runs', () => {
     ['a scenario of another dataset', { ...base, scenarios: ['RCP85'] }, 400, /has no scenario RCP85/],
     ['an unknown model', { ...base, models: ['NOPE'] }, 400, /no data for model\(s\): NOPE/],
     ['bad years', { ...base, years: '2050-2051' }, 400, /years accepts/],
-    ['years outside the scenario', { ...base, scenarios: ['historical'], years: '2050:2051' }, 400, /holds no year of historical/],
+    ['years outside the scenario', { ...base, scenarios: ['historical'], years: '2050:2051' }, 400, /^years 2050:2051 holds no year of historical \(1990-1992\) in NEX-GDDP-CMIP6/],
+    ['years outside every scenario', { ...base, scenarios: ['historical', 'ssp245'], years: '2070:2071' }, 400, /^years 2070:2071 holds no year of historical \(1990-1992\), ssp245 \(2050-2052\) in NEX-GDDP-CMIP6\. .*\{"historical": "1985:2014", "ssp245": "2040:2069"\}/],
+    ['years per scenario naming another', { ...base, years: { ssp245: '2050', ssp126: '2050' } }, 400, /^years has "ssp126", which is not one of scenarios \(ssp245\)/],
+    ['a bad range of a scenario', { ...base, years: { ssp245: '2051:2050' } }, 400, /^years\.ssp245: years accepts .*got '2051:2050'/],
+    ['years of a scenario outside it', { ...base, scenarios: ['historical', 'ssp245'], years: { historical: '2050', ssp245: '2050' } }, 400, /^years\.historical 2050 holds no year of historical in NEX-GDDP-CMIP6 \(1990-1992\)/],
+    ['years neither text nor per scenario', { ...base, years: 2050 }, 400, /^years: /],
+    ['a model named without data here', { ...base, models: ['ACCESS-CM2', 'MIROC6'] }, 400, /^models: MIROC6 has no ssp245 data for these places in this data build; models with data: ACCESS-CM2, CanESM5, UKESM1-0-LL\./],
     ['an unknown variable', { ...base, variables: ['snow'] }, 400, /variables accepts/],
     ['a variable the dataset lacks', { ...base, dataset: 'NEX-GDDP', scenarios: ['RCP85'], models: undefined, variables: ['tasmax', 'hurs'] }, 400, /^Dataset NEX-GDDP has no hurs, which variables asks for/],
     ['an unknown indicator', { ...base, variables: undefined, indicators: [{ name: 'snow_days' }] }, 404, /Indicator snow_days does not exist/],
@@ -357,6 +364,93 @@ describe('files equal the endpoints', { timeout: LONG }, () => {
       conn.closeSync();
       await db.close();
     }
+  });
+});
+
+describe('years and models per scenario', { timeout: LONG }, () => {
+  it("the issue's example: a range within one scenario's years skips the other, named in `skipped`; omitted models are those with data, the others named in models_left_out", async () => {
+    const job = await exported({ dataset: DATASET, scenarios: ['historical', 'ssp245'], years: '2050:2051', variables: ['tasmax'], locations: [{ city: NYC }], format: 'netcdf' });
+    const shown = (await request(t.app).get(`/api/export/${job.id}/`).set(auth()).expect(200)).body;
+    expect(shown.skipped).toEqual([{ scenario: 'historical', years: '2050:2051', available: [1990, 1992], reason: 'years 2050:2051 holds no year of historical in NEX-GDDP-CMIP6 (1990-1992): no file.' }]);
+    const catalogModels = t.catalog.datasetByName.get(DATASET)!.models;
+    expect(shown.models_left_out).toEqual([{ scenario: 'ssp245', models: catalogModels.filter((m) => !MODELS.includes(m)) }]);
+    expect(shown.models_left_out[0].models.length).toBeGreaterThan(0);
+    expect(job.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_ssp245_tasmax.nc']);
+    // 3 models x 730 days, not the catalog's models x 730.
+    expect(job.values).toBe(3 * 730);
+    const { file } = await download(job.files[0]!.url);
+    const f = new h5wasm.File(file, 'r');
+    try {
+      const ds = (name: string) => f.get(name) as InstanceType<typeof h5wasm.Dataset>;
+      expect(ds('model').value).toEqual(catalogModels.filter((m) => MODELS.includes(m)));
+      const time = ds('time').value as Float64Array;
+      expect(dateOf(time[0]!)).toBe('2050-01-01');
+      expect(dateOf(time[time.length - 1]!)).toBe('2051-12-31');
+      // No model's slab is all missing.
+      const values = ds('tasmax').value as Float32Array;
+      for (let m = 0; m < MODELS.length; m++) expect(values.subarray(m * time.length, (m + 1) * time.length).some((v) => v !== Math.fround(1e20))).toBe(true);
+    } finally {
+      f.close();
+    }
+  });
+
+  it('years per scenario: each file holds its own scenario\'s years (raw values and indicators)', async () => {
+    const years = { historical: '1991', ssp245: '2051:2052' };
+    const raw = await exported({ dataset: DATASET, scenarios: ['historical', 'ssp245'], models: ['CanESM5'], years, variables: ['pr'], locations: [{ city: NYC }], format: 'csv' });
+    expect(raw.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_historical_pr.csv', 'NEX-GDDP-CMIP6_ssp245_pr.csv']);
+    const shown = (await request(t.app).get(`/api/export/${raw.id}/`).set(auth()).expect(200)).body;
+    expect(shown.skipped).toBeUndefined();
+    expect(shown.models_left_out).toBeUndefined();
+    const yearsOf = async (url: string, column: string) => {
+      const rows = parseCsv((await download(url)).bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
+      return [...new Set(rows.map((r) => r[column]!.slice(0, 4)))];
+    };
+    expect(await yearsOf(raw.files[0]!.url, 'date')).toEqual(['1991']);
+    expect(await yearsOf(raw.files[1]!.url, 'date')).toEqual(['2051', '2052']);
+    const ind = await exported({ dataset: DATASET, scenarios: ['historical', 'ssp245'], models: ['CanESM5'], years, indicators: [{ name: 'frost_days' }], locations: [{ city: NYC }], format: 'csv' });
+    expect(await yearsOf(ind.files[0]!.url, 'period')).toEqual(['1991']);
+    expect(await yearsOf(ind.files[1]!.url, 'period')).toEqual(['2051', '2052']);
+  });
+});
+
+describe('DELETE of a running export', { timeout: LONG }, () => {
+  it('stops it at its next chunk, removes its files and partial files, writes nothing after, and frees its running place', async () => {
+    const cancelDir = tempExportDir();
+    const one = await testApp({ ...THROTTLE, EXPORT_DIR: cancelDir, EXPORT_MAX_RUNNING: '1' });
+    const body = { dataset: DATASET, scenarios: ['historical', 'ssp126', 'ssp245', 'ssp370', 'ssp585'], variables: ['tasmax', 'tasmin', 'pr'], area: { city: NYC }, format: 'netcdf' };
+    const { id } = (await request(one.app).post('/api/export/').set(auth(one.token)).send(body).expect(202)).body as { id: string };
+    const recordFile = path.join(cancelDir, 'jobs', `${id}.json`);
+    // Cancelled once a file is whole and the next is under way.
+    for (;;) {
+      const seen = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Job;
+      if (seen.status === 'running' && seen.files.length >= 1) break;
+      expect(seen.status, seen.error ?? '').not.toMatch(/done|failed/);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await request(one.app).delete(`/api/export/${id}/`).set(auth(one.token)).expect(204);
+    const atCancel = fs.readFileSync(recordFile, 'utf8');
+    await (one.exports.scheduler as InProcessExports).idle();
+    // The runner stopped: the record is as the DELETE left it, and no file, whole or partial, is left.
+    expect(fs.readFileSync(recordFile, 'utf8')).toBe(atCancel);
+    const shown = (await request(one.app).get(`/api/export/${id}/`).set(auth(one.token)).expect(200)).body as Job;
+    expect(shown.status).toBe('cancelled');
+    expect(shown.files).toEqual([]);
+    expect(shown.progress).toBeLessThan(1);
+    expect(fs.existsSync(path.join(cancelDir, 'files', id))).toBe(false);
+    expect(fs.readdirSync(path.join(cancelDir, 'files'))).toEqual([]);
+    // Its place is free: the next export of the account runs to the end.
+    const next = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' }, one);
+    expect(next.files).toHaveLength(1);
+    expect(fs.existsSync(path.join(cancelDir, 'files', id))).toBe(false);
+  });
+
+  it('EXPORT_MAX_RUNNING holds for requests of one account at once: one 202, the other 429', async () => {
+    const one = await testApp({ ...THROTTLE, EXPORT_MAX_RUNNING: '1' });
+    const body = { dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2050', variables: ['pr'], locations: [{ city: NYC }], format: 'csv' };
+    const answers = await Promise.all([0, 1, 2].map(() => request(one.app).post('/api/export/').set(auth(one.token)).send(body)));
+    expect(answers.map((r) => r.status).sort()).toEqual([202, 429, 429]);
+    for (const r of answers.filter((a) => a.status === 429)) expect(r.headers['retry-after']).toBe('30');
+    await (one.exports.scheduler as InProcessExports).idle();
   });
 });
 

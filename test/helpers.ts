@@ -4,7 +4,7 @@ import path from 'node:path';
 import type express from 'express';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inject } from 'vitest';
-import { createApp } from '../src/app.js';
+import { createApp, exportJobs } from '../src/app.js';
 import { createAuth, type Auth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -23,6 +23,8 @@ export interface TestApp {
   config: Config;
   queries: QueryPool;
   throttleStores: ThrottleStores;
+  /** The app's export jobs: their store and where they run. */
+  exports: ReturnType<typeof exportJobs>;
 }
 
 let counter = 0;
@@ -53,7 +55,8 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
   // A shared store (ACCOUNTS_URL) may hold the account already: another replica made it.
   const account = (await auth.accounts.findByEmail('tester@example.com')) ?? (await auth.accounts.create('tester@example.com', await hashPassword('test-password')));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
-  return { app: createApp({ config, catalog, queries, auth, throttleStores }), token, catalog, auth, config, queries, throttleStores };
+  const exports = exportJobs(config, () => catalog);
+  return { app: createApp({ config, catalog, queries, auth, throttleStores, exports }), token, catalog, auth, config, queries, throttleStores, exports };
 }
 
 /** An in-memory DuckDB with the indicator macros loaded, as every pooled connection has them. */

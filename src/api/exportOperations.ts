@@ -20,6 +20,14 @@ export const exportStatus = z
     url: z.string(),
     request: exportBody,
     values: z.int().meta({ description: 'Values the files hold at most (days or periods a model lacks included).' }),
+    skipped: z
+      .array(z.strictObject({ scenario: z.string(), years: z.string().optional(), available: z.tuple([z.int(), z.int()]).optional(), reason: z.string() }))
+      .optional()
+      .meta({ description: 'Scenarios asked for that get no file, each with why: none of `years` within its own years (`available`, first and last), or no data for these places in this build.' }),
+    models_left_out: z
+      .array(z.strictObject({ scenario: z.string(), models: z.array(z.string()) }))
+      .optional()
+      .meta({ description: "With models omitted: per scenario, the dataset's models without data for it at these places in this build, left out of its file." }),
     files: z.array(z.strictObject({ name: z.string(), url: z.string(), bytes: z.int(), sha256: z.string() })).meta({ description: 'The files written so far (all of them once done), one per scenario; each is whole.' }),
     created_at: z.string(),
     expires_at: z.string().meta({ description: 'When the export and its files are removed (EXPORT_TTL after it was asked for).' }),

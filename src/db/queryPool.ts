@@ -75,7 +75,8 @@ export class QueryPool {
     this.observers.push(observer);
   }
 
-  async run<T>(work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  /** `signal` interrupts the statement when aborted (an export cancelled while it runs); the work then rejects. */
+  async run<T>(work: (conn: DuckDBConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
     // Waiters would never get a connection once the pool is closed.
     if (this.closed) throw storeClosed();
     const queuedAt = performance.now();
@@ -88,7 +89,10 @@ export class QueryPool {
       timedOut = true;
       conn.interrupt();
     }, this.timeoutMs);
+    const interrupt = () => conn.interrupt();
+    signal?.addEventListener('abort', interrupt);
     try {
+      if (signal?.aborted) throw new Error('The statement was cancelled before it ran.');
       const result = await work(conn);
       outcome = 'ok';
       return result;
@@ -100,6 +104,7 @@ export class QueryPool {
       if (err instanceof DatabaseClosedError) throw storeClosed();
       throw err;
     } finally {
+      signal?.removeEventListener('abort', interrupt);
       clearTimeout(timer);
       this.inFlight--;
       this.release(conn);

@@ -1,4 +1,5 @@
 import type { Catalog } from '../reference/catalog.js';
+import { ProcessClaims, type AccountClaims } from './accountClaims.js';
 import { openDuckDB, type Database } from '../db/duckdb.js';
 import { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
@@ -7,6 +8,8 @@ import type { ExportStore } from './exportStore.js';
 
 /** Where an accepted export goes to be run: this process, or the queue's workers (exportQueue.ts). */
 export interface ExportScheduler {
+  /** Where an account's running exports are counted and a new one claimed, as one step. */
+  readonly claims: AccountClaims;
   enqueue(id: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,6 +42,7 @@ export class InProcessExports implements ExportScheduler {
   private engine?: Promise<ExportEngine>;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  readonly claims = new ProcessClaims();
 
   constructor(
     private readonly store: ExportStore,

@@ -4,8 +4,11 @@ import { isResolved, resolvePlace } from '../batch/batchPlaces.js';
 import { parseBatchBody } from '../batch/batchBody.js';
 import type { BuildProgress } from '../climate/buildProgress.js';
 import { scenarioOr404 } from '../climate/location.js';
-import { checkDatasetVariables, parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable } from '../climate/params.js';
+import { listValue } from '@duckdb/node-api';
+import { checkDatasetVariables, parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable, type YearsFilter } from '../climate/params.js';
 import { climateFile } from '../dataBuild/files.js';
+import type { QueryPool } from '../db/queryPool.js';
+import { sqlFile } from '../db/sqlFiles.js';
 import { BadRequestError, badRequest, NotFoundError, ServiceError } from '../errors.js';
 import { queryFields } from '../http/queryParams.js';
 import { indicatorPlan, type IndicatorPlan } from '../indicators/indicatorPlan.js';
@@ -23,14 +26,29 @@ import type { ExportBody, ExportFormat } from './exportRequest.js';
 export interface ExportPlan {
   dataset: string;
   format: ExportFormat;
-  /** The years as asked (indicator plans are made again from it by the runner). */
-  years: string | undefined;
+  /** The years as asked, for every scenario or per scenario (indicator plans are made again from it by the runner). */
+  years: ExportBody['years'];
   scenarios: { name: string; years: number[]; models: string[] }[];
+  /** Scenarios asked for that get no file, each with why (none of the years asked for, or no data here). */
+  skipped?: SkippedScenario[];
+  /** Per scenario, the dataset's models (models omitted) without data for it in this build: not in its file. */
+  modelsLeftOut?: { scenario: string; models: string[] }[];
   what: { kind: 'variables'; variables: Variable[] } | { kind: 'indicators'; indicators: ExportIndicator[] };
   where: AreaCells | Places;
   /** Values the files will hold at most (missing days and periods included). */
   values: number;
 }
+
+export interface SkippedScenario {
+  scenario: string;
+  /** The years asked for and those the scenario has in this build, when that is why. */
+  years?: string;
+  available?: [number, number];
+  reason: string;
+}
+
+/** The years asked for one scenario: the one filter of every scenario, or the scenario's own. */
+export const yearsOfScenario = (years: ExportBody['years'], scenario: string): string | undefined => (typeof years === 'object' ? years[scenario] : years);
 
 /** An indicator of an export: its name and its parameters in query-string form, as the endpoints read them. */
 export interface ExportIndicator {
@@ -59,38 +77,32 @@ export interface PlanDeps {
   catalog: Catalog;
   progress: BuildProgress;
   clipper: CoverThread;
+  /** Reads which models the cells' files hold (sql/export/models_present.sql). */
+  queries: QueryPool;
   maxAreaVertices: number;
   maxValues: number;
 }
 
 const daysIn = (year: number) => ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 366 : 365);
+const span = (r: [number, number]) => `${r[0]}-${r[1]}`;
 
-/** The body resolved, in the endpoints' order of checks: dataset, scenarios, models, years, what, where, size. */
+/** The body resolved, in the endpoints' order of checks: dataset, scenarios, models, years, what, where, models with data, size. */
 export async function planExport(deps: PlanDeps, body: ExportBody): Promise<ExportPlan> {
   const { catalog } = deps;
   const datasetName = body.dataset ?? DEFAULT_DATASET;
   const dataset = catalog.datasetByName.get(datasetName);
   if (!dataset) throw badRequest(`dataset ${datasetName} does not exist. Choose one of: ${catalog.datasets.map((d) => d.name).join(', ')}.`);
-  const filter = body.years === undefined ? 'all' : parseYearRanges(body.years);
   const names = [...new Set(body.scenarios)];
-  const scenarios = names.map((name) => {
-    const scenario = scenarioOr404(catalog, name);
-    const models = parseModels(dataset, scenario, body.models ? body.models.join(',') : 'all');
-    const available = scenarioYears(catalog, dataset, scenario);
-    const years = yearsWithin(filter, available);
-    if (years.length === 0) {
-      throw badRequest(`years ${body.years ?? 'all'} holds no year of ${scenario.name} in ${dataset.name} (${available[0]}-${available[1]}); export that scenario with its own years.`);
-    }
-    return { name: scenario.name, years, models };
-  });
+  const { scenarios, skipped } = scenarioYearsOf(catalog, dataset, names, body);
 
   let what: ExportPlan['what'];
-  let perPlace = 0;
+  /** Values per model and place, per scenario. */
+  const perModelPlace = new Map<string, number>();
   if (body.variables) {
     const variables = parseVariables(body.variables.join(','));
     checkDatasetVariables(dataset, variables, 'variables asks for');
     what = { kind: 'variables', variables };
-    for (const s of scenarios) perPlace += s.years.reduce((n, y) => n + daysIn(y), 0) * s.models.length * variables.length;
+    for (const s of scenarios) perModelPlace.set(s.name, s.years.reduce((n, y) => n + daysIn(y), 0) * variables.length);
   } else {
     const indicators = body.indicators!.map((item, i) => exportIndicator(catalog, item, i));
     const seen = new Set<string>();
@@ -101,20 +113,99 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
     // Every parameter checked now, for every scenario, as the indicator endpoints check them.
     for (const s of scenarios) {
       indicators.forEach((ind, i) => {
-        const plan = planIndicator(catalog, dataset, s, body.years, ind, i);
-        perPlace += periodsOf(plan) * s.models.length;
+        const plan = planIndicator(catalog, dataset, s, yearsOfScenario(body.years, s.name), ind, i);
+        perModelPlace.set(s.name, (perModelPlace.get(s.name) ?? 0) + periodsOf(plan));
       });
     }
     what = { kind: 'indicators', indicators };
   }
 
   const where = body.area ? await areaOf(deps, dataset, body.area, names) : placesOf(catalog, dataset, body.locations!);
+  const cellIds = where.kind === 'area' ? where.cells.map((c) => c.cellId) : [...new Set(where.locations.map((l) => l.cellId))];
+  const withData = await modelsWithData(deps.queries, catalog.dataDir, dataset.name, scenarios, cellIds, body.models !== undefined);
   const places = where.kind === 'area' ? where.cells.length : where.locations.length;
-  const values = perPlace * places;
+  const values = withData.scenarios.reduce((n, s) => n + perModelPlace.get(s.name)! * s.models.length, 0) * places;
   if (values > deps.maxValues) {
     throw badRequest(`This export holds up to ${values.toLocaleString('en-US')} values; the limit is ${deps.maxValues.toLocaleString('en-US')} (EXPORT_MAX_VALUES). Ask for fewer models, years, scenarios, ${what.kind} or ${where.kind === 'area' ? 'a smaller area' : 'locations'}, or split it.`);
   }
-  return { dataset: dataset.name, format: body.format, years: body.years, scenarios, what, where, values };
+  const allSkipped = [...skipped, ...withData.skipped];
+  return {
+    dataset: dataset.name,
+    format: body.format,
+    years: body.years,
+    scenarios: withData.scenarios,
+    ...(allSkipped.length > 0 ? { skipped: allSkipped } : {}),
+    ...(withData.leftOut.length > 0 ? { modelsLeftOut: withData.leftOut } : {}),
+    what,
+    where,
+    values,
+  };
+}
+
+/**
+ * Each scenario's years: the years asked for within the scenario's own. One filter for every
+ * scenario skips a scenario that has none of them (a 400 only when no scenario has any); years per
+ * scenario are checked each, as asked.
+ */
+function scenarioYearsOf(catalog: Catalog, dataset: Dataset, names: string[], body: ExportBody) {
+  const perScenario = typeof body.years === 'object' ? body.years : undefined;
+  for (const key of Object.keys(perScenario ?? {})) {
+    if (!names.includes(key)) throw badRequest(`years has ${JSON.stringify(key)}, which is not one of scenarios (${names.join(', ')}); name each scenario's years under its name.`);
+  }
+  const skipped: SkippedScenario[] = [];
+  const scenarios: ExportPlan['scenarios'] = [];
+  for (const name of names) {
+    const scenario = scenarioOr404(catalog, name);
+    const models = parseModels(dataset, scenario, body.models ? body.models.join(',') : 'all');
+    const asked = yearsOfScenario(body.years, name);
+    let filter: YearsFilter;
+    try {
+      filter = asked === undefined ? 'all' : parseYearRanges(asked);
+    } catch (err) {
+      if (perScenario && err instanceof BadRequestError) throw badRequest(`years.${name}: ${err.message}`);
+      throw err;
+    }
+    const available = scenarioYears(catalog, dataset, scenario);
+    const years = yearsWithin(filter, available);
+    if (years.length > 0) scenarios.push({ name, years, models });
+    else if (perScenario) throw badRequest(`years.${name} ${asked} holds no year of ${name} in ${dataset.name} (${span(available)}).`);
+    else skipped.push({ scenario: name, years: asked ?? 'all', available, reason: `years ${asked ?? 'all'} holds no year of ${name} in ${dataset.name} (${span(available)}): no file.` });
+  }
+  if (scenarios.length === 0) {
+    throw badRequest(
+      `years ${String(body.years)} holds no year of ${skipped.map((s) => `${s.scenario} (${span(s.available!)})`).join(', ')} in ${dataset.name}. ` +
+        'Ask for years within a scenario\'s, or give each scenario its own: {"historical": "1985:2014", "ssp245": "2040:2069"}.',
+    );
+  }
+  return { scenarios, skipped };
+}
+
+/**
+ * The models of each scenario that have data at the export's cells in this build. With models
+ * omitted (the dataset's whole list) the others are left out and named; a model asked for by name
+ * without data is a 400 naming it. A scenario with no model's data gets no file.
+ */
+async function modelsWithData(queries: QueryPool, dataDir: string, dataset: string, scenarios: ExportPlan['scenarios'], cellIds: number[], named: boolean) {
+  const kept: ExportPlan['scenarios'] = [];
+  const leftOut: NonNullable<ExportPlan['modelsLeftOut']> = [];
+  const skipped: SkippedScenario[] = [];
+  for (const s of scenarios) {
+    const files = cellIds.map((id) => climateFile(dataDir, dataset, s.name, id)).filter((f): f is string => f !== undefined);
+    const present = new Set(files.length === 0 ? [] : await queries.run(async (conn) => (await conn.runAndReadAll(sqlFile('export/models_present.sql'), { files: listValue(files) } as never)).getRowsJS().map((r) => String(r[0]))));
+    const without = s.models.filter((m) => !present.has(m));
+    if (named && without.length > 0) {
+      throw badRequest(`models: ${without.join(', ')} ${without.length > 1 ? 'have' : 'has'} no ${s.name} data for these places in this data build; models with data: ${[...present].join(', ') || 'none'}. Ask for those, or leave models out for every model with data.`);
+    }
+    const models = s.models.filter((m) => present.has(m));
+    if (models.length === 0) {
+      skipped.push({ scenario: s.name, reason: `${dataset} has no ${s.name} data for these places in this data build: no file.` });
+      continue;
+    }
+    if (without.length > 0) leftOut.push({ scenario: s.name, models: without });
+    kept.push({ ...s, models });
+  }
+  if (kept.length === 0) throw new NotFoundError(`No ${dataset} data for these places in this data build in ${scenarios.map((s) => s.name).join(', ')}.`);
+  return { scenarios: kept, leftOut, skipped };
 }
 
 /** One item of `indicators` as query-string parameters; unknown or export-wide ones are a 400. */

@@ -1,4 +1,6 @@
 import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { RedisClaims } from './accountClaims.js';
 import type { Catalog } from '../reference/catalog.js';
 import type { ExportScheduler } from './exportJobs.js';
 import { openExportEngine } from './exportJobs.js';
@@ -17,9 +19,13 @@ const connectionOf = (url: string) => ({ url, maxRetriesPerRequest: null });
 
 export class QueuedExports implements ExportScheduler {
   private readonly queue: Queue;
+  private redis?: Redis;
+  /** The replicas share the queue's Redis, so they count an account's exports under one lock. */
+  readonly claims: RedisClaims;
 
   constructor(url: string) {
     this.queue = new Queue(EXPORT_QUEUE, { connection: connectionOf(url) });
+    this.claims = new RedisClaims(() => (this.redis ??= new Redis(url, { maxRetriesPerRequest: 2 })));
   }
 
   async enqueue(id: string): Promise<void> {
@@ -28,6 +34,7 @@ export class QueuedExports implements ExportScheduler {
 
   async close(): Promise<void> {
     await this.queue.close();
+    this.redis?.disconnect();
   }
 }
 
@@ -49,8 +56,8 @@ export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ cl
     async (task) => {
       const id = String((task.data as { id: string }).id);
       opts.log(`[export-worker ${process.pid}] running ${id} (attempt ${task.attemptsStarted})`);
-      await runExport({ catalog: opts.catalog, queries: engine.queries, store: opts.store, maxBytes: opts.maxBytes }, id);
-      opts.log(`[export-worker ${process.pid}] ${id}: ${opts.store.get(id)?.status ?? 'removed'}`);
+      const outcome = await runExport({ catalog: opts.catalog, queries: engine.queries, store: opts.store, maxBytes: opts.maxBytes }, id);
+      opts.log(`[export-worker ${process.pid}] ${id}: ${outcome}`);
     },
     { connection: connectionOf(opts.queueUrl), concurrency: 1, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, maxStalledCount: 1 },
   );
@@ -59,7 +66,14 @@ export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ cl
     if (!task) return;
     const id = String((task.data as { id: string }).id);
     const final = task.attemptsMade >= (task.opts.attempts ?? 1) || /stalled/i.test(err.message);
-    if (final) opts.store.update(id, () => ({ status: 'failed', files: [], error: `The export's worker stopped before it was done (${err.message}).` }));
+    if (!final) return;
+    const failed = opts.store.update(id, () => ({
+      status: 'failed',
+      files: [],
+      error: `The export's worker stopped before it was done, on each of its attempts (${err.message}); nothing was kept. Ask again, for fewer scenarios or a smaller area if it happens again.`,
+    }));
+    // The files a killed attempt finished are not an export: none may stay under its own name.
+    if (failed?.status === 'failed') opts.store.clearFiles(id);
   });
   worker.on('error', (err) => opts.log(`[export-worker ${process.pid}] ${err.message}`));
   return {

@@ -33,9 +33,15 @@ const indicator = z
 export const exportBody = z
   .strictObject({
     dataset: z.string().optional().meta({ description: 'A dataset of /api/dataset/; default NEX-GDDP, as the climate endpoints.' }),
-    scenarios: z.array(z.string()).min(1).meta({ description: 'One file per scenario (NetCDF); each scenario must hold some of the years.' }),
+    scenarios: z.array(z.string()).min(1).meta({ description: 'One file per scenario; a scenario without any of the years asked for gets no file (the export says so in `skipped`).' }),
     models: z.array(z.string()).min(1).optional().meta({ description: "Default: every model of the dataset that has the scenario." }),
-    years: z.string().optional().meta({ description: 'Year ranges as the climate endpoints take them (`2040:2069`, `2010:2020,2030`); default all.' }),
+    years: z
+      .union([z.string(), z.record(z.string(), z.string())])
+      .optional()
+      .meta({
+        description:
+          "Year ranges as the climate endpoints take them (`2040:2069`, `2010:2020,2030`), applied to each scenario within its own years; or per scenario, `{\"historical\": \"1985:2014\", \"ssp245\": \"2040:2069\"}` (a scenario not named there: all its years). Default all.",
+      }),
     variables: z.array(z.string()).min(1).optional().meta({ description: 'Raw daily variables (as /api/climate-data/ names them). Give variables or indicators.' }),
     indicators: z.array(indicator).min(1).optional().meta({ description: 'Indicators, each with its parameters. Give variables or indicators.' }),
     area: area.optional().meta({ description: 'Every map cell of the area with data. Give area or locations.' }),

@@ -5,6 +5,7 @@ import { NotFoundError } from '../errors.js';
 import type { AuthenticatedAccount } from '../http/account.js';
 import { stopCollecting } from '../http/compress.js';
 import { HttpError } from '../http/errors.js';
+import type { QueryPool } from '../db/queryPool.js';
 import type { Catalog } from '../reference/catalog.js';
 import type { ExportScheduler } from './exportJobs.js';
 import { planExport } from './exportPlan.js';
@@ -24,6 +25,7 @@ export interface ExportLimits {
 
 export interface ExportDeps {
   catalog: Catalog;
+  queries: QueryPool;
   progress: BuildProgress;
   store: ExportStore;
   scheduler: ExportScheduler;
@@ -47,6 +49,9 @@ export function exportJson(job: ExportJob) {
     url,
     request: job.request,
     values: job.plan.values,
+    // What the request asked for that the files do not hold, and why (absent when nothing).
+    ...(job.plan.skipped ? { skipped: job.plan.skipped } : {}),
+    ...(job.plan.modelsLeftOut ? { models_left_out: job.plan.modelsLeftOut } : {}),
     files: job.files.map((f) => ({ name: f.name, url: `${url}files/${encodeURIComponent(f.name)}/`, bytes: f.bytes, sha256: f.sha256 })),
     created_at: job.created_at,
     expires_at: job.expires_at,
@@ -82,32 +87,40 @@ export function exportRoutes(deps: ExportDeps): Router {
   router.post('/api/export/', body, bodyErrors, async (req: Request, res: Response) => {
     const parsed = parseExportBody(req.body);
     const account = accountOf(res);
-    store.removeExpired();
-    const mine = store.ofAccount(account);
-    const running = mine.filter((j) => j.status === 'queued' || j.status === 'running').length;
-    if (running >= limits.maxRunning) {
-      const detail = `This account has ${running} exports queued or running; the limit is ${limits.maxRunning} (EXPORT_MAX_RUNNING). Try again when one is done (GET /api/export/).`;
-      throw new HttpError(429, detail, { detail }, { 'Retry-After': String(RUNNING_RETRY_AFTER_S) });
-    }
-    const kept = keptBytes(mine);
-    if (kept >= limits.maxBytes) {
-      throw new HttpError(409, `This account keeps ${kept.toLocaleString('en-US')} bytes of exports; the limit is ${limits.maxBytes.toLocaleString('en-US')} (EXPORT_MAX_BYTES). Delete some (DELETE /api/export/{id}/) or wait until they expire.`);
-    }
-    const plan = await planExport({ catalog: deps.catalog, progress: deps.progress, clipper, maxAreaVertices: limits.maxAreaVertices, maxValues: limits.maxValues }, parsed);
-    const now = Date.now();
-    const job: ExportJob = {
-      id: newExportId(),
-      account,
-      status: 'queued',
-      progress: 0,
-      request: parsed,
-      plan,
-      files: [],
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + limits.ttl * 1000).toISOString(),
-      error: null,
+    // Checked before the plan, to refuse early, and again with the claim, which is what holds.
+    const checkRoom = () => {
+      store.removeExpired();
+      const mine = store.ofAccount(account);
+      const running = mine.filter((j) => j.status === 'queued' || j.status === 'running').length;
+      if (running >= limits.maxRunning) {
+        const detail = `This account has ${running} exports queued or running; the limit is ${limits.maxRunning} (EXPORT_MAX_RUNNING). Try again when one is done (GET /api/export/).`;
+        throw new HttpError(429, detail, { detail }, { 'Retry-After': String(RUNNING_RETRY_AFTER_S) });
+      }
+      const kept = keptBytes(mine);
+      if (kept >= limits.maxBytes) {
+        throw new HttpError(409, `This account keeps ${kept.toLocaleString('en-US')} bytes of exports; the limit is ${limits.maxBytes.toLocaleString('en-US')} (EXPORT_MAX_BYTES). Delete some (DELETE /api/export/{id}/) or wait until they expire.`);
+      }
     };
-    store.create(job);
+    checkRoom();
+    const plan = await planExport({ catalog: deps.catalog, progress: deps.progress, queries: deps.queries, clipper, maxAreaVertices: limits.maxAreaVertices, maxValues: limits.maxValues }, parsed);
+    const job = await deps.scheduler.claims.exclusive(account, () => {
+      checkRoom();
+      const now = Date.now();
+      const created: ExportJob = {
+        id: newExportId(),
+        account,
+        status: 'queued',
+        progress: 0,
+        request: parsed,
+        plan,
+        files: [],
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + limits.ttl * 1000).toISOString(),
+        error: null,
+      };
+      store.create(created);
+      return created;
+    });
     try {
       await deps.scheduler.enqueue(job.id);
     } catch (err) {

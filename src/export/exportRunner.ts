@@ -25,6 +25,12 @@ export interface RunnerDeps {
 /** The job was cancelled (DELETE) or removed while it ran: stop, keep nothing. */
 class Cancelled extends Error {}
 
+/** How often a running export looks at its record for a DELETE while a long statement runs. */
+const CANCEL_POLL_MS = 200;
+
+/** How a run ended: what the worker logs. `queued`: the engine closed under it, to be run again. */
+export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'queued' | 'not run';
+
 const EXTENSIONS = { netcdf: 'nc', parquet: 'parquet', csv: 'csv' } as const;
 
 /** `NEX-GDDP-CMIP6_ssp245_tasmax-pr.nc`: dataset, scenario and what it holds. */
@@ -67,23 +73,36 @@ async function sha256Of(file: string): Promise<string> {
  * a `.partial` name, which the next attempt removes). The job's record says how far it is.
  * Between statements it checks that the job was not cancelled.
  */
-export async function runExport(deps: RunnerDeps, id: string): Promise<void> {
+export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcome> {
   const { catalog, queries, store } = deps;
   const job = store.get(id);
-  if (!job || job.status === 'cancelled' || job.status === 'done') return;
+  if (!job || job.status === 'cancelled' || job.status === 'done') return 'not run';
   const dir = store.filesDir(id);
   fs.mkdirSync(dir, { recursive: true });
   // What an earlier attempt (a worker killed mid-job) left: start again from nothing.
-  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
+  store.clearFiles(id);
   store.update(id, () => ({ status: 'running', progress: 0, files: [], error: null }));
   const plan = job.plan;
   const places = placeGrid(plan);
   const files: ExportFile[] = [];
   let partial: string | undefined;
-  const stillWanted = () => {
+  const cancelled = () => {
     const now = store.get(id);
-    if (!now || now.status === 'cancelled') throw new Cancelled();
+    return !now || now.status === 'cancelled';
   };
+  const stillWanted = () => {
+    if (cancelled()) throw new Cancelled();
+  };
+  // A DELETE interrupts the statement under way (a scenario's COPY is one statement), not only the next chunk.
+  const abort = new AbortController();
+  const watch = setInterval(() => {
+    try {
+      if (cancelled()) abort.abort();
+    } catch {
+      // EXPORT_DIR unreadable for a moment: the next look, or the next chunk's, tells.
+    }
+  }, CANCEL_POLL_MS);
+  watch.unref();
   try {
     for (const [k, scenario] of plan.scenarios.entries()) {
       stillWanted();
@@ -99,11 +118,11 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<void> {
       if (plan.format === 'netcdf') {
         const variables =
           plan.what.kind === 'variables'
-            ? (await rawNetcdfVariables(catalog.dataDir, queries, plan, scenario, places, step)).variables
+            ? (await rawNetcdfVariables(catalog.dataDir, queries, plan, scenario, places, step, abort.signal)).variables
             : indicatorNetcdfVariables(await indicatorValues(catalog, queries, plan, scenario, places, step));
         await writeNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables });
       } else if (plan.what.kind === 'variables') {
-        await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial);
+        await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, abort.signal);
       } else {
         const found = await indicatorValues(catalog, queries, plan, scenario, places, step);
         await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial);
@@ -125,20 +144,26 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<void> {
       store.update(id, () => ({ files: [...files], progress: (k + 1) / plan.scenarios.length }));
     }
     store.update(id, () => ({ status: 'done', progress: 1 }));
+    // Cancelled after its last check: the DELETE removed the files already.
+    return cancelled() ? 'cancelled' : 'done';
   } catch (err) {
     if (partial) fs.rmSync(partial, { force: true });
-    if (err instanceof Cancelled) {
+    // An interrupted statement fails with DuckDB's error: the record says whether a DELETE was why.
+    if (err instanceof Cancelled || cancelled()) {
       fs.rmSync(dir, { recursive: true, force: true });
-      return;
+      return 'cancelled';
     }
     // The engine closed under it (the server shutting down): not the export's fault. Left queued,
     // it is run again from the start by the next process (InProcessExports.resume).
     if (err instanceof UnavailableError) {
       for (const f of files) fs.rmSync(store.filePath(id, f.name), { force: true });
       store.update(id, () => ({ status: 'queued', progress: 0, files: [] }));
-      return;
+      return 'queued';
     }
     for (const f of files) fs.rmSync(store.filePath(id, f.name), { force: true });
     store.update(id, () => ({ status: 'failed', files: [], error: err instanceof Error ? err.message : String(err) }));
+    return 'failed';
+  } finally {
+    clearInterval(watch);
   }
 }

@@ -46,6 +46,14 @@ export class ExportStore {
     return path.join(this.dir, 'jobs', `${id}.json`);
   }
 
+  /**
+   * Written once by a DELETE and never overwritten: a runner's read-modify-write of the record that
+   * crosses the DELETE's cannot bring a cancelled job back to running.
+   */
+  private cancelMark(id: string) {
+    return path.join(this.dir, 'jobs', `${id}.cancelled`);
+  }
+
   filesDir(id: string) {
     return path.join(this.dir, 'files', id);
   }
@@ -75,7 +83,9 @@ export class ExportStore {
   get(id: string): ExportJob | undefined {
     if (!isExportId(id)) return undefined;
     try {
-      return JSON.parse(fs.readFileSync(this.recordPath(id), 'utf8')) as ExportJob;
+      const job = JSON.parse(fs.readFileSync(this.recordPath(id), 'utf8')) as ExportJob;
+      if (job.status !== 'cancelled' && fs.existsSync(this.cancelMark(id))) return { ...job, status: 'cancelled', files: [] };
+      return job;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -113,16 +123,26 @@ export class ExportStore {
   cancel(id: string): ExportJob | undefined {
     const job = this.get(id);
     if (!job) return undefined;
-    const next: ExportJob = { ...job, status: job.status === 'done' || job.status === 'failed' ? job.status : 'cancelled', files: [] };
+    const cancelling = job.status !== 'done' && job.status !== 'failed';
+    const next: ExportJob = { ...job, status: cancelling ? 'cancelled' : job.status, files: [] };
+    if (cancelling) fs.writeFileSync(this.cancelMark(id), '');
     this.write(next);
     fs.rmSync(this.filesDir(id), { recursive: true, force: true });
     return next;
+  }
+
+  /** Removes what a job's folder holds (whole and partial files); the folder stays. */
+  clearFiles(id: string) {
+    const dir = this.filesDir(id);
+    if (!fs.existsSync(dir)) return;
+    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true, recursive: true });
   }
 
   /** The job and its files, gone. */
   remove(id: string) {
     fs.rmSync(this.filesDir(id), { recursive: true, force: true });
     fs.rmSync(this.recordPath(id), { force: true });
+    fs.rmSync(this.cancelMark(id), { force: true });
   }
 
   /** Removes the jobs whose time is up; returns their ids. */

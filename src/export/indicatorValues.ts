@@ -3,7 +3,7 @@ import { ServiceError } from '../errors.js';
 import { indicatorRowsOfCells } from '../indicators/indicatorData.js';
 import { MOST_CELLS } from '../indicators/query.js';
 import type { Catalog } from '../reference/catalog.js';
-import { planIndicator, type ExportPlan } from './exportPlan.js';
+import { planIndicator, yearsOfScenario, type ExportPlan } from './exportPlan.js';
 import type { NetcdfVariable } from './netcdfWriter.js';
 import type { PlaceGrid } from './placeGrid.js';
 
@@ -28,7 +28,7 @@ export async function indicatorValues(catalog: Catalog, queries: QueryPool, plan
   const dataset = catalog.datasetByName.get(plan.dataset)!;
   const out: IndicatorValues[] = [];
   for (const [i, ind] of plan.what.indicators.entries()) {
-    const whole = planIndicator(catalog, dataset, scenario, plan.years, ind, i);
+    const whole = planIndicator(catalog, dataset, scenario, yearsOfScenario(plan.years, scenario.name), ind, i);
     // Per model, per cell: period -> value.
     const found: Map<string, number | null>[][] = [];
     const periods: string[] = [];

@@ -27,7 +27,7 @@ const CELLS_PER_READ = 16;
  * Every model's daily values of one scenario at the plan's places, as the NetCDF arrays hold them:
  * NaN on days a model's calendar lacks or a cell has no data. `step` reports each group read.
  */
-export async function rawNetcdfVariables(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, step: () => Promise<void>): Promise<{ days: number[]; variables: NetcdfVariable[] }> {
+export async function rawNetcdfVariables(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, step: () => Promise<void>, signal?: AbortSignal): Promise<{ days: number[]; variables: NetcdfVariable[] }> {
   if (plan.what.kind !== 'variables') throw new Error('rawNetcdfVariables: the plan exports indicators');
   const variables = plan.what.variables;
   const days = daysSince1950(scenario.years);
@@ -43,7 +43,7 @@ export async function rawNetcdfVariables(dataDir: string, queries: QueryPool, pl
   for (let g = 0; g < cells.length; g += CELLS_PER_READ) {
     const group = cells.slice(g, g + CELLS_PER_READ);
     const files = group.map((id) => climateFile(dataDir, plan.dataset, scenario.name, id)!);
-    const cols = await queries.run(async (conn) => (await conn.runAndReadAll(sql, { files: listValue(files), models: listValue(models), years: listValue(scenario.years) } as never)).getColumnsJS() as unknown[][]);
+    const cols = await queries.run(async (conn) => (await conn.runAndReadAll(sql, { files: listValue(files), models: listValue(models), years: listValue(scenario.years) } as never)).getColumnsJS() as unknown[][], signal);
     const [fileIndex = [], modelIndex = [], day = []] = cols as number[][];
     for (let r = 0; r < fileIndex.length; r++) {
       const t = slot[day[r]! - first]!;

@@ -28,7 +28,7 @@ function entries(plan: ExportPlan, dataDir: string, scenario: string) {
 }
 
 /** One scenario's raw values into `target`, in one statement (DuckDB reads, reshapes and writes). */
-export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string): Promise<void> {
+export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string, signal?: AbortSignal): Promise<void> {
   if (plan.what.kind !== 'variables') throw new Error('writeRawTable: the plan exports indicators');
   const rows = entries(plan, dataDir, scenario.name);
   const select = sqlFile('export/raw_long.sql')
@@ -46,7 +46,7 @@ export async function writeRawTable(queries: QueryPool, dataDir: string, plan: E
     dataset: plan.dataset,
     scenario: scenario.name,
   };
-  await queries.run((conn) => conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params as never));
+  await queries.run((conn) => conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params as never), signal);
 }
 
 /**
