@@ -221,7 +221,7 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     await expect(ask({ scenarios: ['rcp85'] })).rejects.toThrow(/SCENARIOS: rcp85 is not among NEX-GDDP-CMIP6's historical, /);
     await expect(ask({ variables: ['hurs'] })).rejects.toThrow(/VARIABLES: hurs is not among NEX-GDDP-CMIP6's tasmax, tasmin, pr/);
     await expect(ask({ bbox: undefined, points: [] })).rejects.toThrow(/BBOX \(west,south,east,north\) or POINTS .* is required/);
-    await expect(ask({ dataset: 'LOCA2' })).rejects.toThrow(/make fetch does not fetch LOCA2 yet .* make ingest DATASET=LOCA2/);
+    await expect(ask({ dataset: 'LOCA2' })).rejects.toThrow(/ARCHIVE_URL_LOCA2 is not set: make fetch needs the address of LOCA2's archive/);
     // A member the service does not offer: the bucket's member is named.
     await expect(ask({ models: ['GFDL-CM4'], scenarios: ['ssp245'] })).rejects.toThrow(/has no files under NEX-GDDP-CMIP6\/GFDL-CM4\/ssp245\/ \(ListObjectsV2\)/);
     expect(server.served.filter((x) => x.key.includes('GFDL'))).toEqual([]);
