@@ -143,7 +143,11 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
       lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + (f.bytes ?? 0), 0))} MB`);
     }
     const checked = files.filter((f) => f.md5).length;
-    lines.push(`  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`);
+    lines.push(
+      checked > 0
+        ? `  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`
+        : `  the publisher gives no md5 for these files: each is checked for its size and as NetCDF`,
+    );
     lines.push(
       `expected time: ${duration(bytes / 1e6 / rate)} to download and stage at ${rate.toPrecision(3)} MB/s ` +
         `(${measured !== null ? 'measured by the last fetch into this build' : `the stated rate FETCH_RATE_MBPS=${opts.statedRateMbps}; no fetch into this build has measured one`}), ` +
