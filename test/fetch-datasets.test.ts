@@ -11,7 +11,7 @@ import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { testApp } from './helpers.js';
 import { copyOfTestData, partitionRows, series, THROTTLE } from './ingest-support.js';
-import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { localFetchSettings, startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 
 /**
  * make fetch of NEX-GDDP and LOCA (the nasanex bucket's JSON indexes) and LOCA2 (Scripps's folder
@@ -140,13 +140,7 @@ const options = (c: Case, dataDir: string, downloads: string, log: string[], ext
   models: c.models,
   scenarios: c.scenarios,
   years: c.years,
-  archiveUrls: { 'NEX-GDDP-CMIP6': server.url, 'NEX-GDDP': server.url, LOCA: server.url, LOCA2: `${server.url}/LOCA2` },
-  concurrency: 2,
-  keepDownloads: false,
-  downloadDir: path.join(tmpRoot, downloads),
-  statedRateMbps: 20,
-  retry: { backoffMs: 20, maxBackoffMs: 100 },
-  log: (l) => log.push(l),
+  ...localFetchSettings(server, path.join(tmpRoot, downloads), log),
   ...extra,
 });
 

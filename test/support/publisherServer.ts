@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { FetchOptions } from '../../src/ingest/fetchRegion.js';
 
 /**
  * A stand-in for the publishers' servers on 127.0.0.1, written from their documentation
@@ -48,6 +49,19 @@ export interface PublisherServer {
   /** Listed, but every GET answers 404. */
   missing: Set<string>;
   close(): Promise<void>;
+}
+
+/** The fetch settings the tests use against this server: every dataset's base URL on it, two downloads at a time, short backoffs. */
+export function localFetchSettings(server: PublisherServer, downloadDir: string, log: string[]): Pick<FetchOptions, 'archiveUrls' | 'concurrency' | 'keepDownloads' | 'downloadDir' | 'statedRateMbps' | 'retry' | 'log'> {
+  return {
+    archiveUrls: { 'NEX-GDDP-CMIP6': server.url, 'NEX-GDDP': server.url, LOCA: server.url, LOCA2: `${server.url}/LOCA2` },
+    concurrency: 2,
+    keepDownloads: false,
+    downloadDir,
+    statedRateMbps: 20,
+    retry: { backoffMs: 20, maxBackoffMs: 100 },
+    log: (l) => log.push(l),
+  };
 }
 
 export async function startPublisherServer(root: string, opts: { pageKeys?: number } = {}): Promise<PublisherServer> {
