@@ -124,6 +124,12 @@ const envSchema = z.object({
    * own; the defaults are the real public addresses, a mirror, a proxy or a test server stands in.
    */
   ARCHIVE_URL_NEX_GDDP_CMIP6: z.string().url().default('https://nex-gddp-cmip6.s3.us-west-2.amazonaws.com'),
+  /** NEX-GDDP (CMIP5): the nasanex bucket, its JSON index at NEX-GDDP/nex-gddp-s3-files.json. */
+  ARCHIVE_URL_NEX_GDDP: z.string().url().default('https://nasanex.s3.amazonaws.com'),
+  /** LOCA (CMIP5): the same bucket, its JSON index at LOCA/loca-s3-files.json. */
+  ARCHIVE_URL_LOCA: z.string().url().default('https://nasanex.s3.amazonaws.com'),
+  /** LOCA2: Scripps's web folders (NAmer/, CONUS_regions_split/), crawled page by page. */
+  ARCHIVE_URL_LOCA2: z.string().url().default('https://cirrus.ucsd.edu/~pierce/LOCA2'),
   /** make fetch: downloads at once per host (the publishers' servers are shared by everyone). */
   FETCH_CONCURRENCY: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(64).default(4)),
   /** make fetch: 1 keeps each downloaded file after its values are staged (default: deleted, so disk stays bounded). */

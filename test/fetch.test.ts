@@ -12,7 +12,7 @@ import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { testApp, type TestApp } from './helpers.js';
 import { copyOfTestData, partitionRows, series, THROTTLE } from './ingest-support.js';
-import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { localFetchSettings, startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 
 /**
  * make fetch against a local stand-in for NASA's S3 bucket (test/support/publisherServer.ts) over
@@ -48,13 +48,7 @@ const options = (dataDir: string, downloads: string, log: string[], extra: Parti
   scenarios: ['ssp245'],
   variables: ['tasmax', 'pr'],
   years: [2052, 2052],
-  archiveUrls: { 'NEX-GDDP-CMIP6': server.url },
-  concurrency: 2,
-  keepDownloads: false,
-  downloadDir: path.join(tmpRoot, downloads),
-  statedRateMbps: 20,
-  retry: { backoffMs: 20, maxBackoffMs: 100 },
-  log: (l) => log.push(l),
+  ...localFetchSettings(server, path.join(tmpRoot, downloads), log),
   ...extra,
 });
 
@@ -221,7 +215,7 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     await expect(ask({ scenarios: ['rcp85'] })).rejects.toThrow(/SCENARIOS: rcp85 is not among NEX-GDDP-CMIP6's historical, /);
     await expect(ask({ variables: ['hurs'] })).rejects.toThrow(/VARIABLES: hurs is not among NEX-GDDP-CMIP6's tasmax, tasmin, pr/);
     await expect(ask({ bbox: undefined, points: [] })).rejects.toThrow(/BBOX \(west,south,east,north\) or POINTS .* is required/);
-    await expect(ask({ dataset: 'LOCA2' })).rejects.toThrow(/make fetch does not fetch LOCA2 yet .* make ingest DATASET=LOCA2/);
+    await expect(ask({ dataset: 'LOCA2', archiveUrls: { 'NEX-GDDP-CMIP6': server.url } })).rejects.toThrow(/ARCHIVE_URL_LOCA2 is not set: make fetch needs the address of LOCA2's archive/);
     // A member the service does not offer: the bucket's member is named.
     await expect(ask({ models: ['GFDL-CM4'], scenarios: ['ssp245'] })).rejects.toThrow(/has no files under NEX-GDDP-CMIP6\/GFDL-CM4\/ssp245\/ \(ListObjectsV2\)/);
     expect(server.served.filter((x) => x.key.includes('GFDL'))).toEqual([]);

@@ -4,6 +4,7 @@ import { fetchText } from './fetchText.js';
 import { FetchError } from './fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from './publisher.js';
 import { listObjects } from './s3Listing.js';
+import { newer } from './versions.js';
 
 /**
  * NEX-GDDP-CMIP6 on AWS S3 (bucket nex-gddp-cmip6, ../shared/reference/archive-access.md section 1):
@@ -15,12 +16,6 @@ import { listObjects } from './s3Listing.js';
 const KEY = /^NEX-GDDP-CMIP6\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([A-Za-z]+)_day_([^_]+)_([^_]+)_([^_]+)_(g[a-z]*\d*)_(\d{4})(?:_v(\d+(?:\.\d+)*))?\.nc$/;
 
 const indexName = (version: string) => (version === 'v1.0' ? 'index_md5.txt' : `index_${version}_md5.txt`);
-
-const newer = (a: string, b: string) => {
-  const [x, y] = [a.slice(1).split('.').map(Number), b.slice(1).split('.').map(Number)];
-  for (let k = 0; k < Math.max(x.length, y.length); k++) if ((x[k] ?? 0) !== (y[k] ?? 0)) return (x[k] ?? 0) > (y[k] ?? 0);
-  return false;
-};
 
 export class NexGddpCmip6S3 implements Publisher {
   readonly dataset = 'NEX-GDDP-CMIP6';

@@ -12,6 +12,8 @@ export interface Selection {
   variables: string[];
   /** First and last year wanted (a file holding any of them is fetched). */
   years: [number, number];
+  /** The region asked for (west, south, east, north; around the points for POINTS): a publisher with regional files chooses by it. */
+  bbox?: [number, number, number, number];
 }
 
 /** One file of a publisher's archive, as its index names it. */

@@ -1,5 +1,5 @@
 /**
- * `make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS="lat,lon;..." [SCENARIOS=...] [MODELS=...]
+ * `make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;..." [SCENARIOS=...] [MODELS=...]
  * [VARIABLES=...] [YEARS=1950:2100] [DRY_RUN=1]`: lists the publisher's files of the selection from
  * its own index, downloads them a few at a time (resumed, checked, retried) and ingests them into
  * DATA_DIR as make ingest does, deleting each download once staged (src/ingest/fetchRegion.ts).
@@ -14,7 +14,7 @@ import { IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 import { fetchRegion } from '../ingest/fetchRegion.js';
 import { usageError } from './ingestArgs.js';
 
-const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [DRY_RUN=1] [DATA_DIR=data/build]`;
+const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [DRY_RUN=1] [DATA_DIR=data/build]`;
 
 let args;
 try {
@@ -57,7 +57,12 @@ try {
     ...(years ? { years } : {}),
     ...(rangeCells ? { rangeCells } : {}),
     dryRun: args['dry-run'] === '1',
-    archiveUrls: { 'NEX-GDDP-CMIP6': config.ARCHIVE_URL_NEX_GDDP_CMIP6 },
+    archiveUrls: {
+      'NEX-GDDP-CMIP6': config.ARCHIVE_URL_NEX_GDDP_CMIP6,
+      'NEX-GDDP': config.ARCHIVE_URL_NEX_GDDP,
+      LOCA: config.ARCHIVE_URL_LOCA,
+      LOCA2: config.ARCHIVE_URL_LOCA2,
+    },
     concurrency: config.FETCH_CONCURRENCY,
     keepDownloads: config.KEEP_DOWNLOADS,
     downloadDir: path.resolve(config.DOWNLOAD_DIR ?? path.join(path.dirname(dataDir), 'downloads')),

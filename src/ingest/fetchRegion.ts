@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DownloadsAhead, duration, FetchProgress } from '../archive/downloadsAhead.js';
 import { HostSlots } from '../archive/hostSlots.js';
-import { NexGddpCmip6S3 } from '../archive/nexGddpCmip6.js';
 import { FetchError } from '../archive/fetchError.js';
-import type { ArchiveFile, Publisher, Selection } from '../archive/publisher.js';
+import type { ArchiveFile, Selection } from '../archive/publisher.js';
 import { DEFAULT_POLICY, type RetryPolicy } from '../archive/retries.js';
 import { DATASETS, type DatasetFixture } from '../reference/fixtures.js';
+import { archiveUrlOf, publisherFor, type ArchiveUrls } from './fetchPublishers.js';
 import { VARIABLES } from './netcdf/cfValues.js';
 import type { Bbox } from './netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
@@ -24,7 +24,7 @@ export interface FetchOptions {
   rangeCells?: number;
   dryRun?: boolean;
   /** Publishers' base URLs and the download settings (src/config.ts). */
-  archiveUrls: { 'NEX-GDDP-CMIP6': string };
+  archiveUrls: ArchiveUrls;
   concurrency: number;
   keepDownloads: boolean;
   downloadDir: string;
@@ -65,6 +65,14 @@ export interface FetchResult {
   megabytesPerSecond?: number;
 }
 
+/** The box around POINTS, for a publisher that chooses regional files by it. */
+const boxAround = (points: { lat: number; lon: number }[]): Bbox => [
+  Math.min(...points.map((p) => p.lon)),
+  Math.min(...points.map((p) => p.lat)),
+  Math.max(...points.map((p) => p.lon)),
+  Math.max(...points.map((p) => p.lat)),
+];
+
 export const recordFile = (dataDir: string, dataset: string) => path.join(dataDir, 'fetched', `${dataset}.json`);
 
 /** The selection a fetch's arguments make of the dataset, checked against the service's catalog. */
@@ -87,13 +95,6 @@ export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'm
     .filter((r) => r.scenarios.length > 0);
   if (runs.length === 0) throw new IngestError(`no model of ${fixture.name} has ${scenarios.join(', ')} in ${years.join('-')}: nothing to fetch`);
   return { runs, variables, years };
-}
-
-function publisherOf(opts: FetchOptions, engine: ConstructorParameters<typeof NexGddpCmip6S3>[1]): Publisher {
-  if (opts.dataset === 'NEX-GDDP-CMIP6') return new NexGddpCmip6S3(opts.archiveUrls['NEX-GDDP-CMIP6'], engine);
-  throw new IngestError(
-    `make fetch does not fetch ${opts.dataset} yet (only NEX-GDDP-CMIP6 from its S3 bucket); download its files as docs/ingest.md says and run make ingest DATASET=${opts.dataset} SRC=<folder>`,
-  );
 }
 
 const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
@@ -122,9 +123,9 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   let progress: FetchProgress | undefined;
   const stopped = new AbortController();
   const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
-  const publisher = publisherOf(opts, engine);
-  const selection = selectionOf(fixture, opts);
-  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${opts.archiveUrls['NEX-GDDP-CMIP6']}`);
+  const publisher = publisherFor(fixture, opts.archiveUrls, engine);
+  const selection = { ...selectionOf(fixture, opts), bbox: opts.bbox ?? boxAround(opts.points!) };
+  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${archiveUrlOf(opts.dataset, opts.archiveUrls)}`);
   const files = await publisher.list(selection, log);
   if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
   const bytes = files.reduce((n, f) => n + (f.bytes ?? 0), 0);
@@ -138,11 +139,15 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     const lines = [`plan: ${files.length} files, ${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}`];
     for (const [run, fs_] of byRun) {
       const versions = [...new Set(fs_.map((f) => f.version))].join(', ');
-      const years = fs_.map((f) => f.years[0]);
+      const years = fs_.flatMap((f) => f.years);
       lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + (f.bytes ?? 0), 0))} MB`);
     }
     const checked = files.filter((f) => f.md5).length;
-    lines.push(`  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`);
+    lines.push(
+      checked > 0
+        ? `  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`
+        : `  the publisher gives no md5 for these files: each is checked for its size and as NetCDF`,
+    );
     lines.push(
       `expected time: ${duration(bytes / 1e6 / rate)} to download and stage at ${rate.toPrecision(3)} MB/s ` +
         `(${measured !== null ? 'measured by the last fetch into this build' : `the stated rate FETCH_RATE_MBPS=${opts.statedRateMbps}; no fetch into this build has measured one`}), ` +
@@ -215,7 +220,7 @@ function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string,
   }
   const record: FetchRecord = {
     dataset: opts.dataset,
-    archive: opts.archiveUrls['NEX-GDDP-CMIP6'],
+    archive: archiveUrlOf(opts.dataset, opts.archiveUrls),
     updated: new Date().toISOString(),
     measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
     files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),

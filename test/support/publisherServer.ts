@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { FetchOptions } from '../../src/ingest/fetchRegion.js';
 
 /**
  * A stand-in for the publishers' servers on 127.0.0.1, written from their documentation
@@ -9,7 +10,13 @@ import path from 'node:path';
  * `max-keys`, `continuation-token`; at most `pageKeys` keys a page, so paging is exercised), GET of
  * an object with `Range` (206 with Content-Range, 416 past the end), and NEX-GDDP-CMIP6's md5 index
  * files (`index_md5.txt` for names without a version suffix, `index_v1.1_md5.txt`, ...; md5sum's
- * format) made from the files under `root`. Faults are queued per object and spent one per request.
+ * format) made from the files under `root`. Faults are queued per object and spent one per GET.
+ * Also, for the other publishers (archive-access.md sections 3 and 4): the nasanex bucket's JSON
+ * indexes (`NEX-GDDP/nex-gddp-s3-files.json`, `LOCA/loca-s3-files.json`: each file's web link at
+ * the real bucket to its model, variable, experiment_id and year or rtag; LOCA's also lists a
+ * 1-degree `1x1` copy of each file, which this server does not have), Apache-style folder pages
+ * ("Index of ...", mod_autoindex's table) for a GET of a folder's path ending in `/`, and HEAD of
+ * an object (its size; no fault spent).
  */
 export type Fault =
   | { kind: 'status'; status: number; retryAfter?: string; body?: string }
@@ -34,6 +41,8 @@ export interface PublisherServer {
   /** Requests of objects (not listings or indexes), in order. */
   served: Served[];
   listings: string[];
+  /** Objects asked for with HEAD. */
+  heads: string[];
   /** Most object GETs under way at once. */
   maxInFlight: number;
   fault(key: string, ...faults: Fault[]): void;
@@ -42,12 +51,26 @@ export interface PublisherServer {
   close(): Promise<void>;
 }
 
+/** The fetch settings the tests use against this server: every dataset's base URL on it, two downloads at a time, short backoffs. */
+export function localFetchSettings(server: PublisherServer, downloadDir: string, log: string[]): Pick<FetchOptions, 'archiveUrls' | 'concurrency' | 'keepDownloads' | 'downloadDir' | 'statedRateMbps' | 'retry' | 'log'> {
+  return {
+    archiveUrls: { 'NEX-GDDP-CMIP6': server.url, 'NEX-GDDP': server.url, LOCA: server.url, LOCA2: `${server.url}/LOCA2` },
+    concurrency: 2,
+    keepDownloads: false,
+    downloadDir,
+    statedRateMbps: 20,
+    retry: { backoffMs: 20, maxBackoffMs: 100 },
+    log: (l) => log.push(l),
+  };
+}
+
 export async function startPublisherServer(root: string, opts: { pageKeys?: number } = {}): Promise<PublisherServer> {
   const pageKeys = opts.pageKeys ?? 1000;
   const faults = new Map<string, Fault[]>();
   const missing = new Set<string>();
   const served: Served[] = [];
   const listings: string[] = [];
+  const heads: string[] = [];
   const stalled: http.ServerResponse[] = [];
   let inFlight = 0;
   const state = { maxInFlight: 0 };
@@ -96,8 +119,28 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
       else res.writeHead(200, { 'Content-Type': 'text/plain' }).end(lines.join('\n') + '\n');
       return;
     }
+    const nasanex = nasanexIndex(url.pathname);
+    if (nasanex) {
+      listings.push(req.url!);
+      const index = nasanex(keys());
+      if (Object.keys(index).length === 0) res.writeHead(404, { 'Content-Type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
+      else res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(index));
+      return;
+    }
     const key = decodeURIComponent(url.pathname.slice(1));
     const file = path.join(root, key);
+    if (key.endsWith('/') || key === '') {
+      listings.push(req.url!);
+      if (!fs.existsSync(file) || !fs.statSync(file).isDirectory()) res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>');
+      else res.writeHead(200, { 'Content-Type': 'text/html;charset=ISO-8859-1' }).end(folderPage(url.pathname, file));
+      return;
+    }
+    if (req.method === 'HEAD') {
+      heads.push(key);
+      if (missing.has(key) || !fs.existsSync(file) || !fs.statSync(file).isFile()) res.writeHead(404, { 'Content-Type': 'application/xml' }).end();
+      else res.writeHead(200, { 'Content-Type': 'application/x-netcdf', 'Content-Length': String(fs.statSync(file).size), 'Accept-Ranges': 'bytes' }).end();
+      return;
+    }
     const range = req.headers.range;
     const log = (status: number, fault?: Fault['kind']) => served.push({ key, range, status, ...(fault ? { fault } : {}) });
     if (missing.has(key) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -157,6 +200,7 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
     url: `http://127.0.0.1:${port}`,
     served,
     listings,
+    heads,
     get maxInFlight() {
       return state.maxInFlight;
     },
@@ -169,4 +213,59 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
         server.close(() => resolve());
       }),
   };
+}
+
+const NASANEX = 'https://nasanex.s3.amazonaws.com';
+
+/** The nasanex bucket's JSON index asked for, made from the keys under the server's root; undefined for another path. */
+function nasanexIndex(pathname: string): ((keys: string[]) => Record<string, Record<string, string | number>>) | undefined {
+  if (pathname === '/NEX-GDDP/nex-gddp-s3-files.json') {
+    return (keys) => {
+      const out: Record<string, Record<string, string | number>> = {};
+      for (const k of keys) {
+        const m = /^NEX-GDDP\/BCSD\/([^/]+)\/day\/atmos\/([^/]+)\/[^/]+\/[^/]+\/[^/]+_day_BCSD_[^_]+_[^_]+_(.+)_(\d{4})\.nc$/.exec(k);
+        // Model names in lower case, as public code that reads the index asks for them.
+        if (m) out[`${NASANEX}/${k}`] = { model: m[3]!.toLowerCase(), variable: m[2]!, year: Number(m[4]), experiment_id: m[1]! };
+      }
+      return out;
+    };
+  }
+  if (pathname === '/LOCA/loca-s3-files.json') {
+    return (keys) => {
+      const out: Record<string, Record<string, string | number>> = {};
+      for (const k of keys) {
+        const m = /^LOCA\/([^/]+)\/16th\/([^/]+)\/[^/]+\/([^/]+)\/[^/]+\.nc$/.exec(k);
+        if (!m) continue;
+        out[`${NASANEX}/${k}`] = { model: m[1]!, variable: m[3]!, experiment_id: m[2]!, rtag: '16th' };
+        out[`${NASANEX}/${k.replace('/16th/', '/1x1/').replace(/\.16th\.nc$/, '.1x1.nc')}`] = { model: m[1]!, variable: m[3]!, experiment_id: m[2]!, rtag: '1x1' };
+      }
+      return out;
+    };
+  }
+  return undefined;
+}
+
+/** A folder's page as Apache's mod_autoindex writes it (FancyIndexing, HTMLTable): long names cut in the link text, sizes rounded. */
+function folderPage(pathname: string, dir: string): string {
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const human = (n: number) => (n < 1024 ? String(n) : n < 1024 ** 2 ? `${(n / 1024).toFixed(0)}K` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)}M` : `${(n / 1024 ** 3).toFixed(1)}G`);
+  const parent = pathname.replace(/[^/]+\/$/, '');
+  const rows = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((e) => {
+      const name = e.isDirectory() ? `${e.name}/` : e.name;
+      const shown = name.length > 23 ? `${name.slice(0, 20)}..&gt;` : esc(name);
+      const size = e.isDirectory() ? '  - ' : human(fs.statSync(path.join(dir, e.name)).size);
+      const icon = e.isDirectory() ? '<img src="/icons/folder.gif" alt="[DIR]">' : '<img src="/icons/unknown.gif" alt="[   ]">';
+      return `<tr><td valign="top">${icon}</td><td><a href="${esc(encodeURIComponent(e.name))}${e.isDirectory() ? '/' : ''}">${shown}</a></td><td align="right">2022-04-13 10:00  </td><td align="right">${size}</td><td>&nbsp;</td></tr>`;
+    });
+  return (
+    `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">\n<html>\n <head>\n  <title>Index of ${esc(pathname.replace(/\/$/, ''))}</title>\n </head>\n <body>\n<h1>Index of ${esc(pathname.replace(/\/$/, ''))}</h1>\n  <table>\n` +
+    '   <tr><th valign="top"><img src="/icons/blank.gif" alt="[ICO]"></th><th><a href="?C=N;O=D">Name</a></th><th><a href="?C=M;O=A">Last modified</a></th><th><a href="?C=S;O=A">Size</a></th><th><a href="?C=D;O=A">Description</a></th></tr>\n' +
+    '   <tr><th colspan="5"><hr></th></tr>\n' +
+    `<tr><td valign="top"><img src="/icons/back.gif" alt="[PARENTDIR]"></td><td><a href="${esc(parent)}">Parent Directory</a></td><td>&nbsp;</td><td align="right">  - </td><td>&nbsp;</td></tr>\n` +
+    rows.join('\n') +
+    '\n   <tr><th colspan="5"><hr></th></tr>\n</table>\n<address>Apache/2.4.37 Server at 127.0.0.1 Port 80</address>\n</body></html>\n'
+  );
 }
