@@ -28,6 +28,8 @@ export class NexGddpCmip6S3 implements Publisher {
   constructor(
     private readonly baseUrl: string,
     private readonly engine: DownloadEngine,
+    /** checksums: false lists the files without reading the md5 index (NCSS subsets are not the indexed files). */
+    private readonly opts: { checksums?: boolean } = {},
   ) {}
 
   async list(selection: Selection, log: (line: string) => void): Promise<ArchiveFile[]> {
@@ -79,7 +81,7 @@ export class NexGddpCmip6S3 implements Publisher {
         chosen.push(...[...newest.values()].sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
       }
     }
-    await this.addChecksums(base, chosen, log);
+    if (this.opts.checksums !== false) await this.addChecksums(base, chosen, log);
     return chosen;
   }
 

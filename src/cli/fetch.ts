@@ -14,7 +14,7 @@ import { IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 import { fetchRegion } from '../ingest/fetchRegion.js';
 import { usageError } from './ingestArgs.js';
 
-const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [DRY_RUN=1] [DATA_DIR=data/build]`;
+const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [DATA_DIR=data/build]`;
 
 let args;
 try {
@@ -36,8 +36,8 @@ function parseYears(text: string | undefined): [number, number] | undefined {
 let opts;
 try {
   if (!args.dataset) throw new Error('DATASET (--dataset) is required.');
-  if (args.via && !['', 's3'].includes(args.via)) {
-    throw new Error(`VIA=${args.via}: make fetch downloads whole files from the S3 bucket (VIA=s3) only; NCSS subsets are not built yet.`);
+  if (args.via && !['', 's3', 'ncss'].includes(args.via)) {
+    throw new Error(`VIA takes s3 (whole files from the bucket, the default) or ncss (NEX-GDDP-CMIP6 subsets of the box from NASA's THREDDS NCSS); got '${args.via}'`);
   }
   const config = loadConfig();
   if (config.QUEUE_URL) throw new Error('QUEUE_URL is set, but make fetch runs in one process only for now: unset QUEUE_URL (the queued ingest of fetched files is not built yet).');
@@ -58,6 +58,8 @@ try {
     ...(rangeCells ? { rangeCells } : {}),
     dryRun: args['dry-run'] === '1',
     archiveUrls: { 'NEX-GDDP-CMIP6': config.ARCHIVE_URL_NEX_GDDP_CMIP6 },
+    via: args.via === 'ncss' ? ('ncss' as const) : ('s3' as const),
+    ncssUrl: config.NCSS_URL_NEX_GDDP_CMIP6,
     concurrency: config.FETCH_CONCURRENCY,
     keepDownloads: config.KEEP_DOWNLOADS,
     downloadDir: path.resolve(config.DOWNLOAD_DIR ?? path.join(path.dirname(dataDir), 'downloads')),

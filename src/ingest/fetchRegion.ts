@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DownloadsAhead, duration, FetchProgress } from '../archive/downloadsAhead.js';
 import { HostSlots } from '../archive/hostSlots.js';
 import { NexGddpCmip6S3 } from '../archive/nexGddpCmip6.js';
+import { boxOf, NexGddpCmip6Ncss } from '../archive/ncss.js';
 import { FetchError } from '../archive/fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from '../archive/publisher.js';
 import { DEFAULT_POLICY, type RetryPolicy } from '../archive/retries.js';
@@ -25,6 +26,9 @@ export interface FetchOptions {
   dryRun?: boolean;
   /** Publishers' base URLs and the download settings (src/config.ts). */
   archiveUrls: { 'NEX-GDDP-CMIP6': string };
+  /** s3 (default): whole files from the bucket; ncss: each file's subset over the box from NCSS_URL_NEX_GDDP_CMIP6 (src/archive/ncss.ts). */
+  via?: 's3' | 'ncss';
+  ncssUrl?: string;
   concurrency: number;
   keepDownloads: boolean;
   downloadDir: string;
@@ -89,7 +93,12 @@ export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'm
   return { runs, variables, years };
 }
 
-function publisherOf(opts: FetchOptions, engine: ConstructorParameters<typeof NexGddpCmip6S3>[1]): Publisher {
+function publisherOf(opts: FetchOptions, fixture: DatasetFixture, engine: ConstructorParameters<typeof NexGddpCmip6S3>[1]): Publisher {
+  if (opts.dataset === 'NEX-GDDP-CMIP6' && opts.via === 'ncss') {
+    if (!opts.ncssUrl) throw new IngestError('VIA=ncss needs NCSS_URL_NEX_GDDP_CMIP6');
+    const calendars = new Map(fixture.runs.map((r) => [r.model, r.calendar]));
+    return new NexGddpCmip6Ncss(opts.archiveUrls['NEX-GDDP-CMIP6'], opts.ncssUrl, engine, boxOf(opts.bbox, opts.points ?? []), (m) => calendars.get(m) ?? 'standard');
+  }
   if (opts.dataset === 'NEX-GDDP-CMIP6') return new NexGddpCmip6S3(opts.archiveUrls['NEX-GDDP-CMIP6'], engine);
   throw new IngestError(
     `make fetch does not fetch ${opts.dataset} yet (only NEX-GDDP-CMIP6 from its S3 bucket); download its files as docs/ingest.md says and run make ingest DATASET=${opts.dataset} SRC=<folder>`,
@@ -122,27 +131,34 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   let progress: FetchProgress | undefined;
   const stopped = new AbortController();
   const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
-  const publisher = publisherOf(opts, engine);
+  const publisher = publisherOf(opts, fixture, engine);
   const selection = selectionOf(fixture, opts);
-  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${opts.archiveUrls['NEX-GDDP-CMIP6']}`);
+  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${opts.archiveUrls['NEX-GDDP-CMIP6']}${opts.via === 'ncss' ? `; subsets of the box from NCSS at ${opts.ncssUrl}` : ''}`);
   const files = await publisher.list(selection, log);
   if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
-  const bytes = files.reduce((n, f) => n + (f.bytes ?? 0), 0);
-  const unsized = files.filter((f) => f.bytes === undefined).length;
+  // An NCSS subset has no listed size: its estimate (box cells x days x 4 bytes) stands in.
+  const sizeOf = (f: ArchiveFile) => f.bytes ?? f.estimatedBytes ?? 0;
+  const bytes = files.reduce((n, f) => n + sizeOf(f), 0);
+  const unsized = files.filter((f) => f.bytes === undefined && f.estimatedBytes === undefined).length;
+  const estimated = files.some((f) => f.bytes === undefined && f.estimatedBytes !== undefined);
 
   if (opts.dryRun) {
     const measured = readRecord(opts.dataDir, opts.dataset)?.measured_mb_per_s ?? null;
     const rate = measured ?? opts.statedRateMbps;
     const byRun = new Map<string, ArchiveFile[]>();
     for (const f of files) byRun.set(`${f.model} ${f.scenario} ${f.member}`, [...(byRun.get(`${f.model} ${f.scenario} ${f.member}`) ?? []), f]);
-    const lines = [`plan: ${files.length} files, ${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}`];
+    const lines = [`plan: ${files.length} files, ${estimated ? 'about ' : ''}${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}${opts.via === 'ncss' ? ' as NCSS subsets of the box' : ''}`];
     for (const [run, fs_] of byRun) {
       const versions = [...new Set(fs_.map((f) => f.version))].join(', ');
       const years = fs_.map((f) => f.years[0]);
-      lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + (f.bytes ?? 0), 0))} MB`);
+      lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + sizeOf(f), 0))} MB`);
     }
     const checked = files.filter((f) => f.md5).length;
-    lines.push(`  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`);
+    lines.push(
+      opts.via === 'ncss'
+        ? `  each subset is checked as NetCDF (the publisher's md5 is of whole files); first request: ${files[0]!.url}`
+        : `  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`,
+    );
     lines.push(
       `expected time: ${duration(bytes / 1e6 / rate)} to download and stage at ${rate.toPrecision(3)} MB/s ` +
         `(${measured !== null ? 'measured by the last fetch into this build' : `the stated rate FETCH_RATE_MBPS=${opts.statedRateMbps}; no fetch into this build has measured one`}), ` +
@@ -215,7 +231,7 @@ function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string,
   }
   const record: FetchRecord = {
     dataset: opts.dataset,
-    archive: opts.archiveUrls['NEX-GDDP-CMIP6'],
+    archive: opts.via === 'ncss' ? `${opts.ncssUrl} (files listed by ${opts.archiveUrls['NEX-GDDP-CMIP6']})` : opts.archiveUrls['NEX-GDDP-CMIP6'],
     updated: new Date().toISOString(),
     measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
     files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
