@@ -100,7 +100,7 @@ ingest: setup
 
 # A region straight from the publisher's archive (src/archive/, src/ingest/fetchRegion.ts): listed from its index, downloaded a few files at a time, ingested.
 fetch: setup
-	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/fetch.ts --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/fetch.ts --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
 ingest-enqueue: $(STAMP)

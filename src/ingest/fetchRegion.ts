@@ -11,6 +11,7 @@ import { DATASETS, type DatasetFixture } from '../reference/fixtures.js';
 import { VARIABLES } from './netcdf/cfValues.js';
 import type { Bbox } from './netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
+import { enqueueIngest } from './queue/enqueue.js';
 
 /** What make fetch asks: a dataset, a region, and optionally fewer models, scenarios, variables and years than the dataset has. */
 export interface FetchOptions {
@@ -36,6 +37,8 @@ export interface FetchOptions {
   statedRateMbps: number;
   retry?: Partial<Omit<RetryPolicy, 'log'>>;
   log?: (line: string) => void;
+  /** Enqueue the fetch on the ingest queue instead (its map tasks download their own file); DATA_DIR must be a symlink to a build. */
+  queueUrl?: string;
 }
 
 /** Per file, what the build records of where its values came from (DATA_DIR/fetched/<dataset>.json). */
@@ -67,6 +70,8 @@ export interface FetchResult {
   bytes: number;
   ingest?: IngestSummary;
   megabytesPerSecond?: number;
+  /** With queueUrl: the job enqueued. */
+  job?: string;
 }
 
 export const recordFile = (dataDir: string, dataset: string) => path.join(dataDir, 'fetched', `${dataset}.json`);
@@ -93,7 +98,12 @@ export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'm
   return { runs, variables, years };
 }
 
-function publisherOf(opts: FetchOptions, fixture: DatasetFixture, engine: ConstructorParameters<typeof NexGddpCmip6S3>[1]): Publisher {
+/** The publisher of a dataset (and way: VIA), as make fetch and a queued fetch's map task use it. */
+export function publisherOf(
+  opts: Pick<FetchOptions, 'dataset' | 'via' | 'archiveUrls' | 'ncssUrl' | 'bbox' | 'points'>,
+  fixture: DatasetFixture,
+  engine: ConstructorParameters<typeof NexGddpCmip6S3>[1],
+): Publisher {
   if (opts.dataset === 'NEX-GDDP-CMIP6' && opts.via === 'ncss') {
     if (!opts.ncssUrl) throw new IngestError('VIA=ncss needs NCSS_URL_NEX_GDDP_CMIP6');
     const calendars = new Map(fixture.runs.map((r) => [r.model, r.calendar]));
@@ -168,6 +178,35 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     return { files, bytes };
   }
 
+  if (opts.queueUrl) {
+    const r = await enqueueIngest({
+      queueUrl: opts.queueUrl,
+      dataDir: opts.dataDir,
+      dataset: opts.dataset,
+      sources: [],
+      ...(opts.points ? { points: opts.points } : {}),
+      ...(opts.bbox ? { bbox: opts.bbox } : {}),
+      ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
+      log,
+      remoteKeys: files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 })),
+      fetch: {
+        via: opts.via ?? 's3',
+        archiveUrl: opts.archiveUrls['NEX-GDDP-CMIP6'],
+        ...(opts.ncssUrl ? { ncssUrl: opts.ncssUrl } : {}),
+        archive: archiveOf(opts),
+        ...(opts.bbox ? { bbox: opts.bbox } : {}),
+        ...(opts.points ? { points: opts.points } : {}),
+        downloadDir: path.resolve(opts.downloadDir),
+        keepDownloads: opts.keepDownloads,
+        concurrency: opts.concurrency,
+        files,
+      },
+    });
+    log(`enqueued ${r.files} map tasks (each downloads, checks and stages its file) for ${r.cells} target cells in ${r.ranges} ranges; the job's folder is ${r.folder}, its build will be ${r.next}`);
+    log(`work it with: make ingest-worker QUEUE_URL=${opts.queueUrl} (as many as you like, on machines that see DATA_DIR and DOWNLOAD_DIR); follow it with: make ingest-status QUEUE_URL=${opts.queueUrl} JOB=${r.job}`);
+    return { files, bytes, job: r.job };
+  }
+
   const byUrl = new Map(files.map((f) => [f.url, f]));
   progress = new FetchProgress(files.length, bytes, log);
   const ahead = new DownloadsAhead(byUrl, publisher, opts.downloadDir, opts.concurrency, opts.keepDownloads);
@@ -210,9 +249,27 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   return { files, bytes, ingest, megabytesPerSecond: rate };
 }
 
-/** DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what earlier fetches recorded. */
+const archiveOf = (opts: Pick<FetchOptions, 'via' | 'ncssUrl' | 'archiveUrls'>) =>
+  opts.via === 'ncss' ? `${opts.ncssUrl} (files listed by ${opts.archiveUrls['NEX-GDDP-CMIP6']})` : opts.archiveUrls['NEX-GDDP-CMIP6'];
+
 function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string, { bytes: number; md5: string; checked: boolean }>, rate: number | undefined) {
-  const had = readRecord(opts.dataDir, opts.dataset);
+  writeFetchRecord(opts.dataDir, opts.dataset, archiveOf(opts), files, done, rate);
+}
+
+/**
+ * DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what
+ * earlier fetches recorded; written beside and renamed (a queued fetch writes it into the job's new
+ * build before publishing it, so it replaces the served build's link only).
+ */
+export function writeFetchRecord(
+  dataDir: string,
+  dataset: string,
+  archive: string,
+  files: ArchiveFile[],
+  done: Map<string, { bytes: number; md5: string; checked: boolean }>,
+  rate: number | undefined,
+) {
+  const had = readRecord(dataDir, dataset);
   const byPath = new Map((had?.files ?? []).map((f) => [f.path, f]));
   for (const f of files) {
     const d = done.get(f.url);
@@ -230,13 +287,13 @@ function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string,
     });
   }
   const record: FetchRecord = {
-    dataset: opts.dataset,
-    archive: opts.via === 'ncss' ? `${opts.ncssUrl} (files listed by ${opts.archiveUrls['NEX-GDDP-CMIP6']})` : opts.archiveUrls['NEX-GDDP-CMIP6'],
+    dataset,
+    archive,
     updated: new Date().toISOString(),
     measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
     files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
-  const file = recordFile(opts.dataDir, opts.dataset);
+  const file = recordFile(dataDir, dataset);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(record, null, 2) + '\n');
   fs.renameSync(`${file}.tmp-${process.pid}`, file);

@@ -204,7 +204,7 @@ export interface IngestPlan {
  */
 export async function planIngest(
   conn: DuckDBConnection,
-  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells' | 'remote'>,
+  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells'> & { remote?: Pick<RemoteFiles, 'keys'> },
   skipped: (s: SkippedFile) => void = () => {},
 ): Promise<IngestPlan> {
   const dataDir = path.resolve(opts.dataDir);
