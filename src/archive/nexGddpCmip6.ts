@@ -4,6 +4,7 @@ import { fetchText } from './fetchText.js';
 import { FetchError } from './fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from './publisher.js';
 import { listObjects } from './s3Listing.js';
+import { compareVersions, parseCmip6Name } from '../ingest/netcdf/cmip6Names.js';
 
 /**
  * NEX-GDDP-CMIP6 on AWS S3 (bucket nex-gddp-cmip6, ../shared/reference/archive-access.md section 1):
@@ -12,15 +13,7 @@ import { listObjects } from './s3Listing.js';
  * `index_v{version}_md5.txt`, in md5sum's format. The files are found by listing the bucket
  * (ListObjectsV2), never built from a template: member, grid label and version differ by model.
  */
-const KEY = /^NEX-GDDP-CMIP6\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([A-Za-z]+)_day_([^_]+)_([^_]+)_([^_]+)_(g[a-z]*\d*)_(\d{4})(?:_v(\d+(?:\.\d+)*))?\.nc$/;
-
 const indexName = (version: string) => (version === 'v1.0' ? 'index_md5.txt' : `index_${version}_md5.txt`);
-
-const newer = (a: string, b: string) => {
-  const [x, y] = [a.slice(1).split('.').map(Number), b.slice(1).split('.').map(Number)];
-  for (let k = 0; k < Math.max(x.length, y.length); k++) if ((x[k] ?? 0) !== (y[k] ?? 0)) return (x[k] ?? 0) > (y[k] ?? 0);
-  return false;
-};
 
 export class NexGddpCmip6S3 implements Publisher {
   readonly dataset = 'NEX-GDDP-CMIP6';
@@ -41,18 +34,20 @@ export class NexGddpCmip6S3 implements Publisher {
         const prefix = `NEX-GDDP-CMIP6/${run.model}/${scenario}/`;
         const objects = await listObjects(base, prefix, this.engine);
         const members = new Set<string>();
-        const newest = new Map<string, ArchiveFile>();
+        const newest = new Map<string, { file: ArchiveFile; version: number[] }>();
         for (const o of objects) {
-          const m = KEY.exec(o.key);
-          if (!m || m[2] !== scenario) continue;
-          members.add(m[3]!);
-          const [member, variable, year] = [m[3]!, m[5]!, Number(m[10])];
+          // NEX-GDDP-CMIP6/{model}/{scenario}/{member}/{var}/{name}: the name read as the ingest reads it.
+          const folders = o.key.split('/');
+          const name = folders.length === 6 ? parseCmip6Name(folders[5]!) : undefined;
+          if (!name || name.layout !== 'NEX-GDDP-CMIP6' || name.scenario !== scenario) continue;
+          members.add(name.member);
+          const [member, variable, year] = [name.member, name.variable, name.years[0]];
           if (member !== run.member || !selection.variables.includes(variable) || year < y0 || year > y1) continue;
           const file: ArchiveFile = {
             url: `${base}/${o.key.split('/').map(encodeURIComponent).join('/')}`,
             path: o.key,
             ...(Number.isFinite(o.size) ? { bytes: o.size } : {}),
-            version: `v${m[11] ?? '1.0'}`,
+            version: name.versionLabel,
             model: run.model,
             scenario,
             member,
@@ -61,7 +56,7 @@ export class NexGddpCmip6S3 implements Publisher {
           };
           const key = `${variable}|${year}`;
           const held = newest.get(key);
-          if (!held || newer(file.version, held.version)) newest.set(key, file);
+          if (!held || compareVersions(name.version, held.version) > 0) newest.set(key, { file, version: name.version });
         }
         if (!members.has(run.member)) {
           throw new FetchError(
@@ -71,14 +66,14 @@ export class NexGddpCmip6S3 implements Publisher {
           );
         }
         for (const variable of selection.variables) {
-          const years = [...newest.values()].filter((f) => f.variable === variable).map((f) => f.years[0]);
+          const years = [...newest.values()].filter(({ file: f }) => f.variable === variable).map(({ file: f }) => f.years[0]);
           const lo = Math.max(y0, scenario === 'historical' ? 1950 : 2015);
           const hi = Math.min(y1, scenario === 'historical' ? 2014 : 2100);
           const missing = [];
           for (let y = lo; y <= hi; y++) if (!years.includes(y)) missing.push(y);
           if (missing.length > 0) log(`note: the archive has no ${variable} of ${run.model} ${scenario} for ${missing.length > 5 ? `${missing.length} years (${missing[0]}-${missing.at(-1)})` : missing.join(', ')}`);
         }
-        chosen.push(...[...newest.values()].sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
+        chosen.push(...[...newest.values()].map(({ file: f }) => f).sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
       }
     }
     if (this.opts.checksums !== false) await this.addChecksums(base, chosen, log);

@@ -237,6 +237,8 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
         ahead.stop();
         stopped.abort();
       },
+      // Before the manifest that publishes the build: a build never names files its record lacks.
+      publishing: () => writeRecord(opts, files, ahead.done, ahead.done.size > 0 ? progress!.megabytesPerSecond : undefined),
     },
   }).catch(async (err: unknown) => {
     await ahead.settled();
@@ -244,7 +246,6 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   });
   const rate = progress.megabytesPerSecond;
   log(progress.line());
-  writeRecord(opts, files, ahead.done, ahead.done.size > 0 ? rate : undefined);
   if (earlier.size > 0) log(`${earlier.size} files were staged by an earlier, interrupted run: not downloaded again`);
   return { files, bytes, ingest, megabytesPerSecond: rate };
 }
