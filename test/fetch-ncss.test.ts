@@ -2,13 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
-import { writeFixture } from '../scripts/archiveModel/fixtureFiles.js';
-import type { Bbox } from '../src/ingest/netcdf/cellSelection.js';
-import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { testApp, type TestApp } from './helpers.js';
-import { copyOfTestData, partitionRows, series, THROTTLE } from './ingest-support.js';
+import { copyOfTestData, series, THROTTLE } from './ingest-support.js';
+import { expectSamePartitions, fetchOptions, ingestedFromDisk, MODELS, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 import { startNcssServer, type NcssServer } from './support/ncssServer.js';
 
@@ -20,9 +17,6 @@ import { startNcssServer, type NcssServer } from './support/ncssServer.js';
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ncss-'));
 const archiveRoot = path.join(tmpRoot, 'archive');
-const FILES_BOX: Bbox = [-64.5, 44.0, -62.5, 45.5];
-const BOX: Bbox = [-63.9, 44.3, -63.15, 44.95];
-const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 const POINT = '44.625/-63.625';
 const UKESM_TASMAX = 'UKESM1-0-LL/ssp245/r1i1p1f2/tasmax/tasmax_day_UKESM1-0-LL_ssp245_r1i1p1f2_gn_2052.nc';
 
@@ -31,47 +25,19 @@ let ncss: NcssServer;
 let fromDisk: string;
 let diskApp: TestApp;
 
-const options = (dataDir: string, downloads: string, log: string[], extra: Partial<FetchOptions> = {}): FetchOptions => ({
-  dataDir,
-  dataset: 'NEX-GDDP-CMIP6',
-  bbox: BOX,
-  models: MODELS,
-  scenarios: ['ssp245'],
-  variables: ['tasmax', 'pr'],
-  years: [2052, 2052],
-  archiveUrls: { 'NEX-GDDP-CMIP6': s3.url },
-  via: 'ncss',
-  ncssUrl: ncss.url,
-  concurrency: 2,
-  keepDownloads: false,
-  downloadDir: path.join(tmpRoot, downloads),
-  statedRateMbps: 20,
-  retry: { backoffMs: 20, maxBackoffMs: 100 },
-  log: (l) => log.push(l),
-  ...extra,
-});
-
-const partitions = (dir: string) => fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245')).filter((f) => f.endsWith('.parquet')).sort();
+const options = (dataDir: string, downloads: string, log: string[], extra: Partial<FetchOptions> = {}): FetchOptions =>
+  fetchOptions(s3.url, dataDir, path.join(tmpRoot, downloads), log, { via: 'ncss', ncssUrl: ncss.url, ...extra });
 
 const filesUnder = (dir: string) => fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile());
 
-async function expectSameAsDisk(dir: string) {
-  expect(partitions(dir)).toEqual(partitions(fromDisk));
-  for (const p of partitions(fromDisk)) {
-    expect(await partitionRows(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p))).toEqual(await partitionRows(path.join(fromDisk, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p)));
-  }
-}
+const expectSameAsDisk = (dir: string) => expectSamePartitions(dir, fromDisk);
 
 beforeAll(async () => {
-  const planned = planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'pr'], bbox: FILES_BOX });
-  await writeArchive(archiveRoot, planned);
-  // A v1.1 re-release beside ACCESS-CM2's tasmax, 8 K warmer: the listing's newest version is the one subset.
-  const access = planned.find((f) => f.spec.model === 'ACCESS-CM2' && f.spec.variable === 'tasmax')!;
-  await writeFixture(path.join(archiveRoot, path.dirname(access.path)), { ...access.spec, version: '1.1', shift: 8 });
+  // With a v1.1 re-release beside ACCESS-CM2's tasmax: the listing's newest version is the one subset.
+  await writeFetchArchive(archiveRoot, true);
   s3 = await startPublisherServer(archiveRoot);
   ncss = await startNcssServer(archiveRoot);
-  fromDisk = copyOfTestData(tmpRoot, 'from-disk');
-  await ingestNetcdf({ dataDir: fromDisk, dataset: 'NEX-GDDP-CMIP6', sources: [path.join(archiveRoot, 'NEX-GDDP-CMIP6')], bbox: BOX, log: () => {} });
+  fromDisk = await ingestedFromDisk(tmpRoot, archiveRoot);
   diskApp = await testApp(THROTTLE, fromDisk);
 }, 300_000);
 

@@ -4,14 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
 import { until } from '../scripts/localServers/ports.js';
 import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 import { ROOT } from '../src/config.js';
-import type { Bbox } from '../src/ingest/netcdf/cellSelection.js';
 import { fetchRegion, recordFile, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { connectionOf, mapTaskId, QUEUE_NAME, type MapResult } from '../src/ingest/queue/ingestQueue.js';
-import { copyOfTestData, partitionRows } from './ingest-support.js';
+import { copyOfTestData } from './ingest-support.js';
+import { BOX, expectSamePartitions, MODELS, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 
 /**
@@ -23,9 +22,6 @@ import { startPublisherServer, type PublisherServer } from './support/publisherS
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-fetch-queue-'));
 const archiveRoot = path.join(tmpRoot, 'archive');
-const FILES_BOX: Bbox = [-64.5, 44.0, -62.5, 45.5];
-const BOX: Bbox = [-63.9, 44.3, -63.15, 44.95];
-const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 const UKESM = 'NEX-GDDP-CMIP6/UKESM1-0-LL/ssp245/r1i1p1f2/tasmax/tasmax_day_UKESM1-0-LL_ssp245_r1i1p1f2_gn_2052.nc';
 const LOCK_MS = '4000';
 
@@ -35,14 +31,7 @@ let s3: PublisherServer;
 let single: string;
 const workers: ChildProcess[] = [];
 
-const partitions = (dir: string) => fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245')).filter((f) => f.endsWith('.parquet')).sort();
-
-async function expectSameAsSingle(dir: string) {
-  expect(partitions(dir)).toEqual(partitions(single));
-  for (const p of partitions(single)) {
-    expect(await partitionRows(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p))).toEqual(await partitionRows(path.join(single, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p)));
-  }
-}
+const expectSameAsSingle = (dir: string) => expectSamePartitions(dir, single);
 
 /** A served build behind a symlink, as the queue publishes by repointing it. */
 function servedBuild(name: string): string {
@@ -71,7 +60,7 @@ function enqueueFetch(dataDir: string, downloads: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/fetch.ts', '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells=4'],
+      ['--import', 'tsx', 'src/cli/fetch.ts', '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='],
       { cwd: ROOT, env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: dataDir, ARCHIVE_URL_NEX_GDDP_CMIP6: s3.url, DOWNLOAD_DIR: downloads, FETCH_CONCURRENCY: '2' } },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`${err.message}\n${stderr}`));
@@ -84,12 +73,12 @@ function enqueueFetch(dataDir: string, downloads: string): Promise<string> {
 beforeAll(async () => {
   redis = await startRedis();
   queue = new Queue(QUEUE_NAME, { connection: connectionOf(redis.url) });
-  await writeArchive(archiveRoot, planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'pr'], bbox: FILES_BOX }));
+  await writeFetchArchive(archiveRoot, false);
   s3 = await startPublisherServer(archiveRoot);
   // The same selection fetched in one process, into a copy of the same build.
   single = copyOfTestData(tmpRoot, 'single');
   await fetchRegion({
-    dataDir: single, dataset: 'NEX-GDDP-CMIP6', bbox: BOX, models: MODELS, scenarios: ['ssp245'], variables: ['tasmax', 'pr'], years: [2052, 2052], rangeCells: 4,
+    dataDir: single, dataset: 'NEX-GDDP-CMIP6', bbox: BOX, models: MODELS, scenarios: ['ssp245'], variables: ['tasmax', 'pr'], years: [2052, 2052],
     archiveUrls: { 'NEX-GDDP-CMIP6': s3.url }, concurrency: 2, keepDownloads: false, downloadDir: path.join(tmpRoot, 'dl-single'), statedRateMbps: 20, log: () => {},
   });
 }, 300_000);

@@ -178,17 +178,22 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     return { files, bytes };
   }
 
+  // The ingest's view of the files: named by URL, as the publisher sizes them.
+  const keys = files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 }));
+  const ingestOpts = {
+    dataDir: opts.dataDir,
+    dataset: opts.dataset,
+    sources: [],
+    ...(opts.points ? { points: opts.points } : {}),
+    ...(opts.bbox ? { bbox: opts.bbox } : {}),
+    ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
+    log,
+  };
   if (opts.queueUrl) {
     const r = await enqueueIngest({
+      ...ingestOpts,
       queueUrl: opts.queueUrl,
-      dataDir: opts.dataDir,
-      dataset: opts.dataset,
-      sources: [],
-      ...(opts.points ? { points: opts.points } : {}),
-      ...(opts.bbox ? { bbox: opts.bbox } : {}),
-      ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
-      log,
-      remoteKeys: files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 })),
+      remoteKeys: keys,
       fetch: {
         via: opts.via ?? 's3',
         archiveUrl: opts.archiveUrls['NEX-GDDP-CMIP6'],
@@ -213,15 +218,9 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const earlier = new Set<string>();
   // A failed run returns once its other downloads have stopped (their .part kept for the next run).
   const ingest = await ingestNetcdf({
-    dataDir: opts.dataDir,
-    dataset: opts.dataset,
-    sources: [],
-    ...(opts.points ? { points: opts.points } : {}),
-    ...(opts.bbox ? { bbox: opts.bbox } : {}),
-    ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
-    log,
+    ...ingestOpts,
     remote: {
-      keys: files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 })),
+      keys,
       start: (urls) => ahead.start(urls),
       local: (url) => ahead.local(url),
       staged: (url, values, before) => {
