@@ -130,6 +130,8 @@ const envSchema = z.object({
   ARCHIVE_URL_LOCA: z.string().url().default('https://nasanex.s3.amazonaws.com'),
   /** LOCA2: Scripps's web folders (NAmer/, CONUS_regions_split/), crawled page by page. */
   ARCHIVE_URL_LOCA2: z.string().url().default('https://cirrus.ucsd.edu/~pierce/LOCA2'),
+  /** make fetch VIA=ncss: NASA NCCS THREDDS's NetCDF Subset Service for NEX-GDDP-CMIP6 (the files still come from the S3 listing). */
+  NCSS_URL_NEX_GDDP_CMIP6: z.string().url().default('https://ds.nccs.nasa.gov/thredds/ncss/grid/AMES/NEX/GDDP-CMIP6'),
   /** make fetch: downloads at once per host (the publishers' servers are shared by everyone). */
   FETCH_CONCURRENCY: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(64).default(4)),
   /** make fetch: 1 keeps each downloaded file after its values are staged (default: deleted, so disk stays bounded). */

@@ -3,16 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
-import { writeFixture } from '../scripts/archiveModel/fixtureFiles.js';
 import { until } from '../scripts/localServers/ports.js';
 import { ROOT } from '../src/config.js';
-import type { Bbox } from '../src/ingest/netcdf/cellSelection.js';
-import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { testApp, type TestApp } from './helpers.js';
-import { copyOfTestData, partitionRows, series, THROTTLE } from './ingest-support.js';
-import { localFetchSettings, startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { copyOfTestData, series, THROTTLE } from './ingest-support.js';
+import { BOX, expectSamePartitions, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive } from './support/fetchArchive.js';
+import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 
 /**
  * make fetch against a local stand-in for NASA's S3 bucket (test/support/publisherServer.ts) over
@@ -22,9 +19,6 @@ import { localFetchSettings, startPublisherServer, type PublisherServer } from '
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-fetch-'));
 const archiveRoot = path.join(tmpRoot, 'archive');
-const FILES_BOX: Bbox = [-64.5, 44.0, -62.5, 45.5];
-const BOX: Bbox = [-63.9, 44.3, -63.15, 44.95];
-const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 const POINT = '44.625/-63.625';
 
 let server: PublisherServer;
@@ -40,39 +34,19 @@ const keys = {
 };
 const ALL = Object.values(keys).sort();
 
-const options = (dataDir: string, downloads: string, log: string[], extra: Partial<FetchOptions> = {}): FetchOptions => ({
-  dataDir,
-  dataset: 'NEX-GDDP-CMIP6',
-  bbox: BOX,
-  models: MODELS,
-  scenarios: ['ssp245'],
-  variables: ['tasmax', 'pr'],
-  years: [2052, 2052],
-  ...localFetchSettings(server, path.join(tmpRoot, downloads), log),
-  ...extra,
-});
-
-const partitions = (dir: string) => fs.readdirSync(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245')).filter((f) => f.endsWith('.parquet')).sort();
+const options = (dataDir: string, downloads: string, log: string[], extra: Partial<FetchOptions> = {}): FetchOptions =>
+  fetchOptions(server, dataDir, path.join(tmpRoot, downloads), log, extra);
 
 /** Every partition of the fetched build holds the rows the ingest from disk wrote. */
-async function expectSameAsDisk(dir: string) {
-  expect(partitions(dir)).toEqual(partitions(fromDisk));
-  for (const p of partitions(fromDisk)) {
-    expect(await partitionRows(path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p))).toEqual(await partitionRows(path.join(fromDisk, 'climate', 'NEX-GDDP-CMIP6', 'ssp245', p)));
-  }
-}
+const expectSameAsDisk = (dir: string) => expectSamePartitions(dir, fromDisk);
 
 beforeAll(async () => {
-  const planned = planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'pr'], bbox: FILES_BOX });
-  await writeArchive(archiveRoot, planned);
-  // NASA's re-release of ACCESS-CM2's tasmax beside the original, 8 K warmer: the fetch must take it.
-  const access = planned.find((f) => f.spec.model === 'ACCESS-CM2' && f.spec.variable === 'tasmax')!;
-  await writeFixture(path.join(archiveRoot, path.dirname(access.path)), { ...access.spec, version: '1.1', shift: 8 });
+  // With NASA's re-release of ACCESS-CM2's tasmax beside the original: the fetch must take it.
+  await writeFetchArchive(archiveRoot, true);
   for (const k of Object.values(keys)) expect(fs.existsSync(path.join(archiveRoot, k))).toBe(true);
   // Two keys a page: every listing is paged.
   server = await startPublisherServer(archiveRoot, { pageKeys: 2 });
-  fromDisk = copyOfTestData(tmpRoot, 'from-disk');
-  await ingestNetcdf({ dataDir: fromDisk, dataset: 'NEX-GDDP-CMIP6', sources: [path.join(archiveRoot, 'NEX-GDDP-CMIP6')], bbox: BOX, log: () => {} });
+  fromDisk = await ingestedFromDisk(tmpRoot, archiveRoot);
   diskApp = await testApp(THROTTLE, fromDisk);
 }, 300_000);
 

@@ -4,7 +4,7 @@ import { fetchText } from './fetchText.js';
 import { FetchError } from './fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from './publisher.js';
 import { listObjects } from './s3Listing.js';
-import { newer } from './versions.js';
+import { compareVersions, parseCmip6Name } from '../ingest/netcdf/cmip6Names.js';
 
 /**
  * NEX-GDDP-CMIP6 on AWS S3 (bucket nex-gddp-cmip6, ../shared/reference/archive-access.md section 1):
@@ -13,8 +13,6 @@ import { newer } from './versions.js';
  * `index_v{version}_md5.txt`, in md5sum's format. The files are found by listing the bucket
  * (ListObjectsV2), never built from a template: member, grid label and version differ by model.
  */
-const KEY = /^NEX-GDDP-CMIP6\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([A-Za-z]+)_day_([^_]+)_([^_]+)_([^_]+)_(g[a-z]*\d*)_(\d{4})(?:_v(\d+(?:\.\d+)*))?\.nc$/;
-
 const indexName = (version: string) => (version === 'v1.0' ? 'index_md5.txt' : `index_${version}_md5.txt`);
 
 export class NexGddpCmip6S3 implements Publisher {
@@ -23,6 +21,8 @@ export class NexGddpCmip6S3 implements Publisher {
   constructor(
     private readonly baseUrl: string,
     private readonly engine: DownloadEngine,
+    /** checksums: false lists the files without reading the md5 index (NCSS subsets are not the indexed files). */
+    private readonly opts: { checksums?: boolean } = {},
   ) {}
 
   async list(selection: Selection, log: (line: string) => void): Promise<ArchiveFile[]> {
@@ -34,18 +34,20 @@ export class NexGddpCmip6S3 implements Publisher {
         const prefix = `NEX-GDDP-CMIP6/${run.model}/${scenario}/`;
         const objects = await listObjects(base, prefix, this.engine);
         const members = new Set<string>();
-        const newest = new Map<string, ArchiveFile>();
+        const newest = new Map<string, { file: ArchiveFile; version: number[] }>();
         for (const o of objects) {
-          const m = KEY.exec(o.key);
-          if (!m || m[2] !== scenario) continue;
-          members.add(m[3]!);
-          const [member, variable, year] = [m[3]!, m[5]!, Number(m[10])];
+          // NEX-GDDP-CMIP6/{model}/{scenario}/{member}/{var}/{name}: the name read as the ingest reads it.
+          const folders = o.key.split('/');
+          const name = folders.length === 6 ? parseCmip6Name(folders[5]!) : undefined;
+          if (!name || name.layout !== 'NEX-GDDP-CMIP6' || name.scenario !== scenario) continue;
+          members.add(name.member);
+          const [member, variable, year] = [name.member, name.variable, name.years[0]];
           if (member !== run.member || !selection.variables.includes(variable) || year < y0 || year > y1) continue;
           const file: ArchiveFile = {
             url: `${base}/${o.key.split('/').map(encodeURIComponent).join('/')}`,
             path: o.key,
             ...(Number.isFinite(o.size) ? { bytes: o.size } : {}),
-            version: `v${m[11] ?? '1.0'}`,
+            version: name.versionLabel,
             model: run.model,
             scenario,
             member,
@@ -54,7 +56,7 @@ export class NexGddpCmip6S3 implements Publisher {
           };
           const key = `${variable}|${year}`;
           const held = newest.get(key);
-          if (!held || newer(file.version, held.version)) newest.set(key, file);
+          if (!held || compareVersions(name.version, held.version) > 0) newest.set(key, { file, version: name.version });
         }
         if (!members.has(run.member)) {
           throw new FetchError(
@@ -64,17 +66,17 @@ export class NexGddpCmip6S3 implements Publisher {
           );
         }
         for (const variable of selection.variables) {
-          const years = [...newest.values()].filter((f) => f.variable === variable).map((f) => f.years[0]);
+          const years = [...newest.values()].filter(({ file: f }) => f.variable === variable).map(({ file: f }) => f.years[0]);
           const lo = Math.max(y0, scenario === 'historical' ? 1950 : 2015);
           const hi = Math.min(y1, scenario === 'historical' ? 2014 : 2100);
           const missing = [];
           for (let y = lo; y <= hi; y++) if (!years.includes(y)) missing.push(y);
           if (missing.length > 0) log(`note: the archive has no ${variable} of ${run.model} ${scenario} for ${missing.length > 5 ? `${missing.length} years (${missing[0]}-${missing.at(-1)})` : missing.join(', ')}`);
         }
-        chosen.push(...[...newest.values()].sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
+        chosen.push(...[...newest.values()].map(({ file: f }) => f).sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
       }
     }
-    await this.addChecksums(base, chosen, log);
+    if (this.opts.checksums !== false) await this.addChecksums(base, chosen, log);
     return chosen;
   }
 

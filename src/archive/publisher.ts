@@ -23,6 +23,8 @@ export interface ArchiveFile {
   path: string;
   /** Size as the publisher lists it, when it does. */
   bytes?: number;
+  /** What a subset (NCSS) is expected to weigh, for DRY_RUN's plan, when the publisher lists no size. */
+  estimatedBytes?: number;
   /** The publisher's md5 checksum, when it gives one. */
   md5?: string;
   /** The version the name or folder states ('v1.0' for a NEX-GDDP-CMIP6 name without a suffix). */

@@ -52,7 +52,7 @@ export function checkStatus(res: Response, url: string, body = ''): void {
       : res.status === 403
         ? 'the server refuses it (a private bucket, a proxy, or a mirror without that path)'
         : 'not retried';
-  throw new FetchError(`${what}${detail ? ` (${detail})` : ''}: ${hint}.`);
+  throw new FetchError(`${what}${detail ? ` (${detail})` : ''}: ${hint}.`, res.status, body);
 }
 
 /** Runs `attempt` until it succeeds, a non-retryable error, or the retries are spent (the error then names the last problem). */

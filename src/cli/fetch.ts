@@ -1,8 +1,10 @@
 /**
  * `make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;..." [SCENARIOS=...] [MODELS=...]
- * [VARIABLES=...] [YEARS=1950:2100] [DRY_RUN=1]`: lists the publisher's files of the selection from
+ * [VARIABLES=...] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [QUEUE_URL=redis://...]`: lists the publisher's files of the selection from
  * its own index, downloads them a few at a time (resumed, checked, retried) and ingests them into
- * DATA_DIR as make ingest does, deleting each download once staged (src/ingest/fetchRegion.ts).
+ * DATA_DIR as make ingest does, deleting each download once staged (src/ingest/fetchRegion.ts);
+ * with QUEUE_URL, enqueues the ingest instead, each map task downloading its own file, and prints
+ * the job id on stdout (make ingest-worker works it).
  * Progress on stderr. Exit status 0 done, 1 failed (the message names the URL or file), 2 bad arguments.
  */
 import path from 'node:path';
@@ -14,7 +16,7 @@ import { IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 import { fetchRegion } from '../ingest/fetchRegion.js';
 import { usageError } from './ingestArgs.js';
 
-const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [DRY_RUN=1] [DATA_DIR=data/build]`;
+const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [VIA=s3|ncss (NEX-GDDP-CMIP6)] [DRY_RUN=1] [QUEUE_URL=redis://...] [DATA_DIR=data/build]`;
 
 let args;
 try {
@@ -36,11 +38,10 @@ function parseYears(text: string | undefined): [number, number] | undefined {
 let opts;
 try {
   if (!args.dataset) throw new Error('DATASET (--dataset) is required.');
-  if (args.via && !['', 's3'].includes(args.via)) {
-    throw new Error(`VIA=${args.via}: make fetch downloads whole files from the S3 bucket (VIA=s3) only; NCSS subsets are not built yet.`);
+  if (args.via && !['', 's3', 'ncss'].includes(args.via)) {
+    throw new Error(`VIA takes s3 (whole files from the bucket, the default) or ncss (NEX-GDDP-CMIP6 subsets of the box from NASA's THREDDS NCSS); got '${args.via}'`);
   }
   const config = loadConfig();
-  if (config.QUEUE_URL) throw new Error('QUEUE_URL is set, but make fetch runs in one process only for now: unset QUEUE_URL (the queued ingest of fetched files is not built yet).');
   const dataDir = path.resolve(config.DATA_DIR);
   const bbox = parseBbox(args.bbox);
   const rangeCells = args['range-cells'] && args['range-cells'] !== '' ? Number(args['range-cells']) : undefined;
@@ -63,10 +64,13 @@ try {
       LOCA: config.ARCHIVE_URL_LOCA,
       LOCA2: config.ARCHIVE_URL_LOCA2,
     },
+    via: args.via === 'ncss' ? ('ncss' as const) : ('s3' as const),
+    ncssUrl: config.NCSS_URL_NEX_GDDP_CMIP6,
     concurrency: config.FETCH_CONCURRENCY,
     keepDownloads: config.KEEP_DOWNLOADS,
     downloadDir: path.resolve(config.DOWNLOAD_DIR ?? path.join(path.dirname(dataDir), 'downloads')),
     statedRateMbps: config.FETCH_RATE_MBPS,
+    ...(config.QUEUE_URL ? { queueUrl: config.QUEUE_URL } : {}),
   };
 } catch (err) {
   usageError((err as Error).message, USAGE);
@@ -80,7 +84,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 fetchRegion(opts).then(
-  () => process.exit(0),
+  (r) => {
+    // With QUEUE_URL: the job id on stdout, as make ingest-enqueue prints it.
+    if (r.job) console.log(r.job);
+    process.exit(0);
+  },
   (err: unknown) => {
     console.error(`\nThe fetch failed: ${err instanceof Error ? err.message : String(err)}`);
     console.error('No partition is ever half-written: each holds its previous or its new data (a failed download stops the run before any is written). Run the same command again once the cause is fixed: files already staged are not downloaded again, partial downloads resume.');

@@ -10,6 +10,7 @@ import { archiveUrlOf, publisherFor, type ArchiveUrls } from './fetchPublishers.
 import { VARIABLES } from './netcdf/cfValues.js';
 import type { Bbox } from './netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
+import { enqueueIngest } from './queue/enqueue.js';
 
 /** What make fetch asks: a dataset, a region, and optionally fewer models, scenarios, variables and years than the dataset has. */
 export interface FetchOptions {
@@ -25,6 +26,9 @@ export interface FetchOptions {
   dryRun?: boolean;
   /** Publishers' base URLs and the download settings (src/config.ts). */
   archiveUrls: ArchiveUrls;
+  /** s3 (default): whole files from the bucket; ncss: each file's subset over the box from NCSS_URL_NEX_GDDP_CMIP6 (src/archive/ncss.ts). */
+  via?: 's3' | 'ncss';
+  ncssUrl?: string;
   concurrency: number;
   keepDownloads: boolean;
   downloadDir: string;
@@ -32,6 +36,8 @@ export interface FetchOptions {
   statedRateMbps: number;
   retry?: Partial<Omit<RetryPolicy, 'log'>>;
   log?: (line: string) => void;
+  /** Enqueue the fetch on the ingest queue instead (its map tasks download their own file); DATA_DIR must be a symlink to a build. */
+  queueUrl?: string;
 }
 
 /** Per file, what the build records of where its values came from (DATA_DIR/fetched/<dataset>.json). */
@@ -63,6 +69,8 @@ export interface FetchResult {
   bytes: number;
   ingest?: IngestSummary;
   megabytesPerSecond?: number;
+  /** With queueUrl: the job enqueued. */
+  job?: string;
 }
 
 /** The box around POINTS, for a publisher that chooses regional files by it. */
@@ -123,30 +131,35 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   let progress: FetchProgress | undefined;
   const stopped = new AbortController();
   const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
-  const publisher = publisherFor(fixture, opts.archiveUrls, engine);
+  const publisher = publisherFor(fixture, opts.archiveUrls, engine, opts);
   const selection = { ...selectionOf(fixture, opts), bbox: opts.bbox ?? boxAround(opts.points!) };
-  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${archiveUrlOf(opts.dataset, opts.archiveUrls)}`);
+  log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${archiveUrlOf(opts.dataset, opts.archiveUrls)}${opts.via === 'ncss' ? `; subsets of the box from NCSS at ${opts.ncssUrl}` : ''}`);
   const files = await publisher.list(selection, log);
   if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
-  const bytes = files.reduce((n, f) => n + (f.bytes ?? 0), 0);
-  const unsized = files.filter((f) => f.bytes === undefined).length;
+  // An NCSS subset has no listed size: its estimate (box cells x days x 4 bytes) stands in.
+  const sizeOf = (f: ArchiveFile) => f.bytes ?? f.estimatedBytes ?? 0;
+  const bytes = files.reduce((n, f) => n + sizeOf(f), 0);
+  const unsized = files.filter((f) => f.bytes === undefined && f.estimatedBytes === undefined).length;
+  const estimated = files.some((f) => f.bytes === undefined && f.estimatedBytes !== undefined);
 
   if (opts.dryRun) {
     const measured = readRecord(opts.dataDir, opts.dataset)?.measured_mb_per_s ?? null;
     const rate = measured ?? opts.statedRateMbps;
     const byRun = new Map<string, ArchiveFile[]>();
     for (const f of files) byRun.set(`${f.model} ${f.scenario} ${f.member}`, [...(byRun.get(`${f.model} ${f.scenario} ${f.member}`) ?? []), f]);
-    const lines = [`plan: ${files.length} files, ${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}`];
+    const lines = [`plan: ${files.length} files, ${estimated ? 'about ' : ''}${mb(bytes)} MB${unsized > 0 ? ` (and ${unsized} files of unlisted size)` : ''} from ${opts.dataset}${opts.via === 'ncss' ? ' as NCSS subsets of the box' : ''}`];
     for (const [run, fs_] of byRun) {
       const versions = [...new Set(fs_.map((f) => f.version))].join(', ');
       const years = fs_.flatMap((f) => f.years);
-      lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + (f.bytes ?? 0), 0))} MB`);
+      lines.push(`  ${run}: ${fs_.length} files (${[...new Set(fs_.map((f) => f.variable))].join(', ')}; ${Math.min(...years)}-${Math.max(...years)}; ${versions}), ${mb(fs_.reduce((n, f) => n + sizeOf(f), 0))} MB`);
     }
     const checked = files.filter((f) => f.md5).length;
     lines.push(
-      checked > 0
-        ? `  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`
-        : `  the publisher gives no md5 for these files: each is checked for its size and as NetCDF`,
+      opts.via === 'ncss'
+        ? `  each subset is checked as NetCDF (the publisher's md5 is of whole files); first request: ${files[0]!.url}`
+        : checked > 0
+          ? `  md5 from the publisher's index for ${checked} of ${files.length} files; the others are checked as NetCDF only`
+          : `  the publisher gives no md5 for these files: each is checked for its size and as NetCDF`,
     );
     lines.push(
       `expected time: ${duration(bytes / 1e6 / rate)} to download and stage at ${rate.toPrecision(3)} MB/s ` +
@@ -157,12 +170,9 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     return { files, bytes };
   }
 
-  const byUrl = new Map(files.map((f) => [f.url, f]));
-  progress = new FetchProgress(files.length, bytes, log);
-  const ahead = new DownloadsAhead(byUrl, publisher, opts.downloadDir, opts.concurrency, opts.keepDownloads);
-  const earlier = new Set<string>();
-  // A failed run returns once its other downloads have stopped (their .part kept for the next run).
-  const ingest = await ingestNetcdf({
+  // The ingest's view of the files: named by URL, as the publisher sizes them.
+  const keys = files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 }));
+  const ingestOpts = {
     dataDir: opts.dataDir,
     dataset: opts.dataset,
     sources: [],
@@ -170,8 +180,39 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     ...(opts.bbox ? { bbox: opts.bbox } : {}),
     ...(opts.rangeCells ? { rangeCells: opts.rangeCells } : {}),
     log,
+  };
+  if (opts.queueUrl) {
+    const r = await enqueueIngest({
+      ...ingestOpts,
+      queueUrl: opts.queueUrl,
+      remoteKeys: keys,
+      fetch: {
+        via: opts.via ?? 's3',
+        archiveUrl: archiveUrlOf(opts.dataset, opts.archiveUrls),
+        ...(opts.ncssUrl ? { ncssUrl: opts.ncssUrl } : {}),
+        archive: archiveOf(opts),
+        ...(opts.bbox ? { bbox: opts.bbox } : {}),
+        ...(opts.points ? { points: opts.points } : {}),
+        downloadDir: path.resolve(opts.downloadDir),
+        keepDownloads: opts.keepDownloads,
+        concurrency: opts.concurrency,
+        files,
+      },
+    });
+    log(`enqueued ${r.files} map tasks (each downloads, checks and stages its file) for ${r.cells} target cells in ${r.ranges} ranges; the job's folder is ${r.folder}, its build will be ${r.next}`);
+    log(`work it with: make ingest-worker QUEUE_URL=${opts.queueUrl} (as many as you like, on machines that see DATA_DIR and DOWNLOAD_DIR); follow it with: make ingest-status QUEUE_URL=${opts.queueUrl} JOB=${r.job}`);
+    return { files, bytes, job: r.job };
+  }
+
+  const byUrl = new Map(files.map((f) => [f.url, f]));
+  progress = new FetchProgress(files.length, bytes, log);
+  const ahead = new DownloadsAhead(byUrl, publisher, opts.downloadDir, opts.concurrency, opts.keepDownloads);
+  const earlier = new Set<string>();
+  // A failed run returns once its other downloads have stopped (their .part kept for the next run).
+  const ingest = await ingestNetcdf({
+    ...ingestOpts,
     remote: {
-      keys: files.map((f) => ({ path: f.url, size: f.bytes ?? 0, mtime: 0 })),
+      keys,
       start: (urls) => ahead.start(urls),
       local: (url) => ahead.local(url),
       staged: (url, values, before) => {
@@ -187,6 +228,8 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
         ahead.stop();
         stopped.abort();
       },
+      // Before the manifest that publishes the build: a build never names files its record lacks.
+      publishing: () => writeRecord(opts, files, ahead.done, ahead.done.size > 0 ? progress!.megabytesPerSecond : undefined),
     },
   }).catch(async (err: unknown) => {
     await ahead.settled();
@@ -194,14 +237,31 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   });
   const rate = progress.megabytesPerSecond;
   log(progress.line());
-  writeRecord(opts, files, ahead.done, ahead.done.size > 0 ? rate : undefined);
   if (earlier.size > 0) log(`${earlier.size} files were staged by an earlier, interrupted run: not downloaded again`);
   return { files, bytes, ingest, megabytesPerSecond: rate };
 }
 
-/** DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what earlier fetches recorded. */
+const archiveOf = (opts: Pick<FetchOptions, 'dataset' | 'via' | 'ncssUrl' | 'archiveUrls'>) =>
+  opts.via === 'ncss' ? `${opts.ncssUrl} (files listed by ${archiveUrlOf(opts.dataset, opts.archiveUrls)})` : archiveUrlOf(opts.dataset, opts.archiveUrls);
+
 function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string, { bytes: number; md5: string; checked: boolean }>, rate: number | undefined) {
-  const had = readRecord(opts.dataDir, opts.dataset);
+  writeFetchRecord(opts.dataDir, opts.dataset, archiveOf(opts), files, done, rate);
+}
+
+/**
+ * DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what
+ * earlier fetches recorded; written beside and renamed (a queued fetch writes it into the job's new
+ * build before publishing it, so it replaces the served build's link only).
+ */
+export function writeFetchRecord(
+  dataDir: string,
+  dataset: string,
+  archive: string,
+  files: ArchiveFile[],
+  done: Map<string, { bytes: number; md5: string; checked: boolean }>,
+  rate: number | undefined,
+) {
+  const had = readRecord(dataDir, dataset);
   const byPath = new Map((had?.files ?? []).map((f) => [f.path, f]));
   for (const f of files) {
     const d = done.get(f.url);
@@ -219,13 +279,13 @@ function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string,
     });
   }
   const record: FetchRecord = {
-    dataset: opts.dataset,
-    archive: archiveUrlOf(opts.dataset, opts.archiveUrls),
+    dataset,
+    archive,
     updated: new Date().toISOString(),
     measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
     files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
-  const file = recordFile(opts.dataDir, opts.dataset);
+  const file = recordFile(dataDir, dataset);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(record, null, 2) + '\n');
   fs.renameSync(`${file}.tmp-${process.pid}`, file);

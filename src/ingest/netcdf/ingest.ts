@@ -59,6 +59,8 @@ export interface RemoteFiles {
   staged(url: string, valuesStored: number, earlier: boolean): void;
   /** The map step ended (done or failed): no more fetches. */
   stop(): void;
+  /** Every partition is written; the manifest is next: the fetch's record of its sources goes in now, so the build it publishes has it. */
+  publishing?(): void;
 }
 
 export interface IngestSummary {
@@ -204,7 +206,7 @@ export interface IngestPlan {
  */
 export async function planIngest(
   conn: DuckDBConnection,
-  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells' | 'remote'>,
+  opts: Pick<IngestOptions, 'dataDir' | 'dataset' | 'sources' | 'points' | 'bbox' | 'rangeCells'> & { remote?: Pick<RemoteFiles, 'keys'> },
   skipped: (s: SkippedFile) => void = () => {},
 ): Promise<IngestPlan> {
   const dataDir = path.resolve(opts.dataDir);
@@ -448,6 +450,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
     const reduceCpuSeconds = cpuSeconds() - reduceCpu;
 
     // 3. The catalog's map cells, then the manifest (or neither, when nothing changed).
+    opts.remote?.publishing?.();
     const { added, cellsWithData, unchanged } = await publishIngest(conn, dataDir, opts.dataset, staged, withData, changed);
     if (unchanged) log(`${stamp()} no partition changed and no cell gained data: the catalog and the manifest stay as they were`);
 

@@ -4,6 +4,8 @@ import { FlowProducer } from 'bullmq';
 import { IngestError } from '../netcdf/ingestError.js';
 import { openCatalogDb, planIngest, type IngestOptions } from '../netcdf/ingest.js';
 import { JobFolder } from './jobFolder.js';
+import type { FetchPlan } from './fetchPlan.js';
+import type { SourceKey } from '../netcdf/stagedFile.js';
 import { rangeCount } from '../netcdf/cellRanges.js';
 import { connectionOf, mapTaskId, newJobId, QUEUE_NAME, TASK_OPTIONS, type MapData, type PublishData } from './ingestQueue.js';
 
@@ -12,6 +14,9 @@ export interface EnqueueOptions extends Pick<IngestOptions, 'dataset' | 'sources
   queueUrl: string;
   /** A symlink to the build being served: the job publishes by repointing it. */
   dataDir: string;
+  /** make fetch: the publisher's files instead of `sources` (keys named by URL), and how each map task fetches its own. */
+  remoteKeys?: SourceKey[];
+  fetch?: FetchPlan;
 }
 
 /**
@@ -41,7 +46,10 @@ export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string
   const conn = await db.connect();
   let plan;
   try {
-    plan = await planIngest(conn, { ...opts, dataDir: base }, (s) => log(`skipped ${s.file}: ${s.reason}`));
+    plan = await planIngest(conn, { ...opts, dataDir: base, ...(opts.remoteKeys ? { remote: { keys: opts.remoteKeys } } : {}) }, (s) => log(`skipped ${s.file}: ${s.reason}`));
+    if (opts.fetch && plan.files.length !== opts.fetch.files.length) {
+      throw new IngestError(`the ingest would read ${plan.files.length} of the ${opts.fetch.files.length} files listed (the others are skipped, as said above): a queued fetch takes each file it lists`);
+    }
   } finally {
     conn.closeSync();
     await db.close();
@@ -64,6 +72,8 @@ export async function enqueueIngest(opts: EnqueueOptions): Promise<{ job: string
     boxCells: plan.boxCells.length,
     ...(opts.bbox ? { bbox: opts.bbox } : {}),
     enqueued: new Date().toISOString(),
+    // In the plan's file order, which selectFiles may have changed from the listing's.
+    ...(opts.fetch ? { fetch: { ...opts.fetch, files: plan.files.map((url) => opts.fetch!.files.find((f) => f.url === url)!) } } : {}),
   });
   const flow = new FlowProducer({ connection: connectionOf(opts.queueUrl) });
   try {

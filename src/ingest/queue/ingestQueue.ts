@@ -55,6 +55,8 @@ export interface MapResult {
   /** The file was already staged by a run of this task that was killed after staging it. */
   resumed: boolean;
   skipped?: string;
+  /** A queued fetch's download of the file: what the build's fetch record keeps. */
+  fetched?: { url: string; bytes: number; md5: string; checked: boolean };
 }
 export interface ReduceResult {
   kind: 'reduce';

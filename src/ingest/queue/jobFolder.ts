@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { openParts, StagedFile } from '../netcdf/stagedFile.js';
 import { rangeCount } from '../netcdf/cellRanges.js';
 import { IngestError } from '../netcdf/ingestError.js';
+import { fetchPlanSchema } from './fetchPlan.js';
 
 /**
  * The folder an ingest job shares between its workers (beside DATA_DIR, so every machine that sees
@@ -29,6 +30,8 @@ export const jobPlanSchema = z.object({
   boxCells: z.number().int(),
   bbox: z.array(z.number()).length(4).optional(),
   enqueued: z.string(),
+  /** make fetch with QUEUE_URL: the map tasks download their file first (fetchTask.ts). */
+  fetch: fetchPlanSchema.optional(),
 });
 export type JobPlan = z.infer<typeof jobPlanSchema> & { cells: Int32Array };
 

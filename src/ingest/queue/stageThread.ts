@@ -7,6 +7,8 @@ export interface StageRequest {
   folder: string;
   /** The file's number in the job's plan. */
   n: number;
+  /** Where the file is on this machine, when not at its key's path (a queued fetch's download). */
+  local?: string;
 }
 
 /**

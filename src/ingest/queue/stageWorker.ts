@@ -7,12 +7,12 @@ import type { StageRequest } from './stageThread.js';
 
 /** The thread of stageThread.ts: reads a file of a job's plan into its staged file per request, answers its description or the error. */
 parentPort!.postMessage({ ready: true });
-parentPort!.on('message', ({ folder, n }: StageRequest) => {
+parentPort!.on('message', ({ folder, n, local }: StageRequest) => {
   const jobFolder = new JobFolder(folder);
   void (async () => {
     const plan = jobFolder.read();
     const key = plan.files[n]!;
-    return stageFile(key.path, key, jobFolder.partPath(n), extractContext(plan));
+    return stageFile(local ?? key.path, key, jobFolder.partPath(n), extractContext(plan));
   })().then(
     (staged) => parentPort!.postMessage({ staged }),
     (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err), ingestError: err instanceof IngestError }),

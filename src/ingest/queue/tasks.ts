@@ -11,6 +11,8 @@ import { linkBuild, repoint, resetCatalog, resetCells } from './buildLinks.js';
 import { JobFolder, type JobPlan } from './jobFolder.js';
 import { removeOldBuilds } from './oldBuilds.js';
 import { StageThread } from './stageThread.js';
+import { fetchForMap, removeJobDownloads } from './fetchTask.js';
+import { writeFetchRecord } from '../fetchRegion.js';
 import {
   mapData, publishData, reduceData, reduceTaskId, TASK_OPTIONS,
   type MapResult, type PublishResult, type ReduceData, type ReduceResult,
@@ -61,13 +63,18 @@ export class IngestTasks {
     const folder = new JobFolder(d.folder);
     const plan = folder.read();
     const key = plan.files[d.n]!;
-    const st = fs.statSync(key.path, { throwIfNoEntry: false });
-    if (!st) throw new IngestError(`${key.path}: no such file (was it removed after the job was enqueued, or is SRC not mounted at the same path on this worker?)`);
-    if (st.size !== key.size || st.mtimeMs !== key.mtime) throw new IngestError(`${key.path}: changed since the job was enqueued (size or modification time); enqueue the ingest again`);
     const done = folder.stagedParts(plan, d.n);
+    if (!plan.fetch) {
+      const st = fs.statSync(key.path, { throwIfNoEntry: false });
+      if (!st) throw new IngestError(`${key.path}: no such file (was it removed after the job was enqueued, or is SRC not mounted at the same path on this worker?)`);
+      if (st.size !== key.size || st.mtimeMs !== key.mtime) throw new IngestError(`${key.path}: changed since the job was enqueued (size or modification time); enqueue the ingest again`);
+    }
+    // A queued fetch's task downloads its file first, unless an earlier run of it staged the file already.
+    const remote = plan.fetch && !done ? await fetchForMap(plan, d.n, (l) => this.log(`job ${d.job} file ${d.n}: ${l}`)) : undefined;
     const meta = done
       ? { ...done[0]!.meta, stagedBytes: done.reduce((n, p) => n + fs.statSync(p.path).size, 0) }
-      : await this.reader.stage({ folder: d.folder, n: d.n });
+      : await this.reader.stage({ folder: d.folder, n: d.n, ...(remote ? { local: remote.file } : {}) });
+    remote?.release();
     return {
       kind: 'map',
       file: key.path,
@@ -77,6 +84,7 @@ export class IngestTasks {
       valuesRead: meta.valuesRead,
       valuesStored: (meta.cellsInFile - meta.cellsEmpty) * meta.days.length,
       resumed: done !== undefined,
+      ...(remote ? { fetched: remote.fetched } : {}),
     };
   }
 
@@ -139,7 +147,8 @@ export class IngestTasks {
       const was = JSON.parse(fs.readFileSync(pending, 'utf8')) as PublishResult;
       if (!was.published || fs.realpathSync(plan.dataDir) === plan.next) return await this.finish(plan, folder, pending);
     }
-    const results = Object.values(await job.getChildrenValues<MapResult | ReduceResult>()).filter((r): r is ReduceResult => r?.kind === 'reduce');
+    const children = Object.values(await job.getChildrenValues<MapResult | ReduceResult>());
+    const results = children.filter((r): r is ReduceResult => r?.kind === 'reduce');
     const withData = new Set<number>();
     let partitions = 0;
     let changed = 0;
@@ -169,6 +178,8 @@ export class IngestTasks {
           `the job's build ${plan.next} was not published, as it would drop what changed there. Enqueue the ingest again.`,
       );
     }
+    // A queued fetch's record of its sources goes into the new build, so it is published with it.
+    if (plan.fetch && !published.unchanged) writeQueuedRecord(plan, children.filter((r): r is MapResult => r?.kind === 'map'));
     const result: PublishResult = {
       kind: 'publish',
       published: !published.unchanged,
@@ -190,6 +201,7 @@ export class IngestTasks {
     fs.renameSync(pending, folder.resultFile);
     const result = JSON.parse(fs.readFileSync(folder.resultFile, 'utf8')) as PublishResult;
     folder.removeStaged();
+    removeJobDownloads(plan);
     if (result.published) {
       const removed = await removeOldBuilds({ dataDir: plan.dataDir, previous: plan.base, jobsDir: path.dirname(folder.dir) });
       for (const dir of removed) this.log(`job ${plan.job}: removed ${dir}, a build older than the one served before (${plan.base})`);
@@ -227,4 +239,10 @@ async function openReducer(plan: JobPlan): Promise<Reducer> {
     scenarios: reduceScenarios(datasetOf(plan)),
     ranges,
   });
+}
+
+/** The fetch record of a queued fetch's files, as their map tasks downloaded them, written into the job's new build. */
+function writeQueuedRecord(plan: JobPlan, maps: MapResult[]) {
+  const done = new Map(maps.flatMap((m) => (m.fetched ? [[m.fetched.url, m.fetched] as const] : [])));
+  writeFetchRecord(plan.next, plan.dataset, plan.fetch!.archive, plan.fetch!.files, done, undefined);
 }

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import type { AttrValue } from '../ingest/netcdf/cfValues.js';
+import { openGridFile } from '../ingest/netcdf/extract.js';
+import type { GridFile } from '../ingest/netcdf/gridFile.js';
+import { netcdf3Bytes, type Nc3Attr } from '../ingest/netcdf/netcdf3Writer.js';
+import { FetchError } from './fetchError.js';
+
+/** Attributes compared with the data's stored numbers: written in the data's type (float), so a float fill still matches. */
+const DATA_TYPED = new Set(['_FillValue', 'missing_value', 'valid_min', 'valid_max', 'valid_range']);
+
+const nc3Attrs = (attrs: Record<string, AttrValue>, dataTyped: boolean): Record<string, Nc3Attr> =>
+  Object.fromEntries(
+    Object.entries(attrs).map(([k, v]) => [k, typeof v === 'string' ? v : { type: dataTyped && DATA_TYPED.has(k) ? ('float' as const) : ('double' as const), values: Array.isArray(v) ? v : [v] }]),
+  );
+
+interface Part {
+  f: GridFile;
+  lat: Float64Array;
+  lon: Float64Array;
+  values: ArrayLike<number>;
+}
+
+/**
+ * Writes one NetCDF-3 file of `variable` over the union of two NCSS subsets of the same file, the
+ * two halves of a box cut along `axis` (a = the south or west half): the same days, coordinates
+ * and attributes as one answer for the whole box would have had. Held in memory: a box's subset of
+ * one year is what NCSS's size limit allows, twice.
+ */
+export async function stitchSubsets(a: string, b: string, axis: 'lat' | 'lon', variable: string, dest: string): Promise<void> {
+  const open = async (file: string): Promise<Part> => {
+    const f = await openGridFile(file);
+    const v = f.variable(variable);
+    if (!v || v.shape.length !== 3) {
+      f.close();
+      throw new FetchError(`the NCSS subset ${file} has no 3-D variable ${variable} (it has ${f.variableNames().join(', ')}): it cannot be stitched to its other half`);
+    }
+    return { f, lat: f.readAll('lat'), lon: f.readAll('lon'), values: f.readBlock(variable, [0, v.shape[0]!], [0, v.shape[1]!], [0, v.shape[2]!]) };
+  };
+  const [pa, pb] = [await open(a), await open(b)];
+  try {
+    const times = pa.f.readAll('time');
+    const other = pb.f.readAll('time');
+    if (times.length !== other.length || times.some((t, k) => t !== other[k])) {
+      throw new FetchError(`the two halves of an NCSS subset (${a}, ${b}) hold different days (${times.length} and ${other.length}): NCSS changed between the requests; run the fetch again`);
+    }
+    // The file's own latitude order: a descending axis puts the northern half first.
+    const ascending = (x: Float64Array) => (x.length > 1 ? x[1]! > x[0]! : undefined);
+    const southFirst = ascending(pa.lat) ?? ascending(pb.lat) ?? true;
+    const [first, second] = axis === 'lon' || southFirst ? [pa, pb] : [pb, pa];
+    const lat = axis === 'lat' ? Float64Array.from([...first.lat, ...second.lat]) : pa.lat;
+    const lon = axis === 'lon' ? Float64Array.from([...first.lon, ...second.lon]) : pa.lon;
+    const [nt, ni, nj] = [times.length, lat.length, lon.length];
+    const data = new Float32Array(nt * ni * nj);
+    for (let t = 0; t < nt; t++) {
+      for (let i = 0; i < ni; i++) {
+        for (let j = 0; j < nj; j++) {
+          const inFirst = axis === 'lat' ? i < first.lat.length : j < first.lon.length;
+          const p = inFirst ? first : second;
+          const [pi, pj] = axis === 'lat' ? [inFirst ? i : i - first.lat.length, j] : [i, inFirst ? j : j - first.lon.length];
+          data[(t * ni + i) * nj + j] = p.values[(t * p.lat.length + pi) * p.lon.length + pj]!;
+        }
+      }
+    }
+    const attrsOf = (name: string) => pa.f.variable(name)?.attrs ?? {};
+    const bytes = netcdf3Bytes({
+      dims: { time: nt, lat: ni, lon: nj },
+      globalAttrs: nc3Attrs(pa.f.globalAttrs, false),
+      variables: [
+        { name: 'time', dims: ['time'], type: 'double', attrs: nc3Attrs(attrsOf('time'), false), data: times },
+        { name: 'lat', dims: ['lat'], type: 'double', attrs: nc3Attrs(attrsOf('lat'), false), data: lat },
+        { name: 'lon', dims: ['lon'], type: 'double', attrs: nc3Attrs(attrsOf('lon'), false), data: lon },
+        { name: variable, dims: ['time', 'lat', 'lon'], type: 'float', attrs: nc3Attrs(attrsOf(variable), true), data },
+      ],
+    });
+    // Beside the target and renamed: a file in place is whole.
+    fs.writeFileSync(`${dest}.stitch`, bytes);
+    fs.renameSync(`${dest}.stitch`, dest);
+  } finally {
+    pa.f.close();
+    pb.f.close();
+  }
+}
