@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { InProcessExports } from '../src/export/exportJobs.js';
+import { modelsLacking } from '../src/reference/datasetVariables.js';
 import { tempExportDir, testApp, type TestApp } from './helpers.js';
 
 /**
@@ -373,7 +374,7 @@ describe('years and models per scenario', { timeout: LONG }, () => {
     const shown = (await request(t.app).get(`/api/export/${job.id}/`).set(auth()).expect(200)).body;
     expect(shown.skipped).toEqual([{ scenario: 'historical', years: '2050:2051', available: [1990, 1992], reason: 'years 2050:2051 holds no year of historical in NEX-GDDP-CMIP6 (1990-1992): no file.' }]);
     const catalogModels = t.catalog.datasetByName.get(DATASET)!.models;
-    expect(shown.models_left_out).toEqual([{ scenario: 'ssp245', models: catalogModels.filter((m) => !MODELS.includes(m)) }]);
+    expect(shown.models_left_out).toEqual([{ scenario: 'ssp245', models: catalogModels.filter((m) => !MODELS.includes(m)), reason: 'no data for these places in this data build' }]);
     expect(shown.models_left_out[0].models.length).toBeGreaterThan(0);
     expect(job.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_ssp245_tasmax.nc']);
     // 3 models x 730 days, not the catalog's models x 730.
@@ -392,6 +393,28 @@ describe('years and models per scenario', { timeout: LONG }, () => {
     } finally {
       f.close();
     }
+  });
+
+  it('humid heat: models published without an input are left out and named with what they lack, as the endpoints do; only such models is a 400 naming them', async () => {
+    const lacking = (variable: string) => modelsLacking(DATASET, t.catalog.datasetByName.get(DATASET)!.models, [variable]).map((x) => x.model);
+    expect(lacking('huss').length).toBeGreaterThan(0);
+    const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], years: '2051', indicators: [{ name: 'max_heat_index' }], locations: [{ city: NYC }], format: 'csv' });
+    const shown = (await request(t.app).get(`/api/export/${job.id}/`).set(auth()).expect(200)).body;
+    const byReason = Object.fromEntries((shown.models_left_out as { reason: string; models: string[] }[]).map((x) => [x.reason, x.models]));
+    // max_heat_index reads tasmax and huss: the models without huss are named for it, not for a lack of data.
+    expect(byReason['published without huss, which the export needs']).toEqual(lacking('huss'));
+    expect(Object.values(byReason).flat().sort()).toEqual(t.catalog.datasetByName.get(DATASET)!.models.filter((m) => !MODELS.includes(m)).sort());
+    const rows = parseCsv((await download(job.files[0]!.url)).bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
+    expect([...new Set(rows.map((r) => r.model))].sort()).toEqual([...MODELS].sort());
+    // Raw hurs: the models without hurs, named explicitly beside one with it, are left out; alone they are a 400 naming them.
+    const raw = (await request(t.app).post('/api/export/').set(auth()).send({ dataset: DATASET, scenarios: ['ssp245'], years: '2051', models: ['CanESM5', ...lacking('hurs')], variables: ['hurs'], locations: [{ city: NYC }], format: 'csv' }).expect(202)).body;
+    const rawJob = await finished(t, raw.id);
+    expect(rawJob.status).toBe('done');
+    const rawShown = (await request(t.app).get(`/api/export/${raw.id}/`).set(auth()).expect(200)).body;
+    expect(rawShown.models_left_out).toEqual([{ scenario: 'ssp245', models: lacking('hurs'), reason: 'published without hurs, which the export needs' }]);
+    const only = await request(t.app).post('/api/export/').set(auth()).send({ dataset: DATASET, scenarios: ['ssp245'], models: lacking('huss'), indicators: [{ name: 'heat_index_threshold' }], locations: [{ city: NYC }], format: 'csv' }).expect(400);
+    for (const m of lacking('huss')) expect(only.body.detail ?? JSON.stringify(only.body)).toContain(m);
+    expect(JSON.stringify(only.body)).toContain('huss');
   });
 
   it('years per scenario: each file holds its own scenario\'s years (raw values and indicators)', async () => {

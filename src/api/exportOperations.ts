@@ -25,9 +25,9 @@ export const exportStatus = z
       .optional()
       .meta({ description: 'Scenarios asked for that get no file, each with why: none of `years` within its own years (`available`, first and last), or no data for these places in this build.' }),
     models_left_out: z
-      .array(z.strictObject({ scenario: z.string(), models: z.array(z.string()) }))
+      .array(z.strictObject({ scenario: z.string(), models: z.array(z.string()), reason: z.string() }))
       .optional()
-      .meta({ description: "With models omitted: per scenario, the dataset's models without data for it at these places in this build, left out of its file." }),
+      .meta({ description: "Per scenario, models left out of its file, with why: published without a variable the export needs (tas, hurs or huss), or (with models omitted) no data for these places in this build." }),
     files: z.array(z.strictObject({ name: z.string(), url: z.string(), bytes: z.int(), sha256: z.string() })).meta({ description: 'The files written so far (all of them once done), one per scenario; each is whole.' }),
     created_at: z.string(),
     expires_at: z.string().meta({ description: 'When the export and its files are removed (EXPORT_TTL after it was asked for).' }),

@@ -5,7 +5,7 @@ import { parseBatchBody } from '../batch/batchBody.js';
 import type { BuildProgress } from '../climate/buildProgress.js';
 import { scenarioOr404 } from '../climate/location.js';
 import { listValue } from '@duckdb/node-api';
-import { checkDatasetVariables, parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable, type YearsFilter } from '../climate/params.js';
+import { checkDatasetVariables, modelsWithVariables, parseModels, parseVariables, parseYearRanges, yearsWithin, type Variable, type YearsFilter } from '../climate/params.js';
 import { climateFile } from '../dataBuild/files.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
@@ -13,6 +13,7 @@ import { BadRequestError, badRequest, NotFoundError, ServiceError } from '../err
 import { queryFields } from '../http/queryParams.js';
 import { indicatorPlan, type IndicatorPlan } from '../indicators/indicatorPlan.js';
 import { indicatorQuery } from '../indicators/params.js';
+import { findIndicator } from '../indicators/registry.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { DEFAULT_DATASET, scenarioYears } from '../reference/datasetContents.js';
 import { cellCentre, GRIDS, normalizeLon } from '../reference/grids.js';
@@ -32,7 +33,7 @@ export interface ExportPlan {
   /** Scenarios asked for that get no file, each with why (none of the years asked for, or no data here). */
   skipped?: SkippedScenario[];
   /** Per scenario, the dataset's models (models omitted) without data for it in this build: not in its file. */
-  modelsLeftOut?: { scenario: string; models: string[] }[];
+  modelsLeftOut?: { scenario: string; models: string[]; reason: string }[];
   what: { kind: 'variables'; variables: Variable[] } | { kind: 'indicators'; indicators: ExportIndicator[] };
   where: AreaCells | Places;
   /** Values the files will hold at most (missing days and periods included). */
@@ -93,31 +94,35 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
   const dataset = catalog.datasetByName.get(datasetName);
   if (!dataset) throw badRequest(`dataset ${datasetName} does not exist. Choose one of: ${catalog.datasets.map((d) => d.name).join(', ')}.`);
   const names = [...new Set(body.scenarios)];
-  const { scenarios, skipped } = scenarioYearsOf(catalog, dataset, names, body);
+  const variables = body.variables ? parseVariables(body.variables.join(',')) : undefined;
+  if (variables) checkDatasetVariables(dataset, variables, 'variables asks for');
+  const indicators = body.indicators?.map((item, i) => exportIndicator(catalog, item, i));
+  const seen = new Set<string>();
+  indicators?.forEach((ind, i) => {
+    if (seen.has(ind.name)) throw badRequest(`indicators[${i}]: ${ind.name} is asked for twice; an export holds each indicator once (export the other parameters separately).`);
+    seen.add(ind.name);
+    const meta = findIndicator(ind.name);
+    if (meta) checkDatasetVariables(dataset, meta.variables, `indicators[${i}] (${meta.name}) needs`);
+  });
+  // What the files need of each model: a model its publisher left without one is left out, as the endpoints leave it out.
+  const needs = variables ?? [...new Set(indicators!.flatMap((ind) => findIndicator(ind.name)?.variables ?? []))];
+  const { scenarios, skipped, lacking } = scenarioYearsOf(catalog, dataset, names, body, needs);
 
   let what: ExportPlan['what'];
   /** Values per model and place, per scenario. */
   const perModelPlace = new Map<string, number>();
-  if (body.variables) {
-    const variables = parseVariables(body.variables.join(','));
-    checkDatasetVariables(dataset, variables, 'variables asks for');
+  if (variables) {
     what = { kind: 'variables', variables };
     for (const s of scenarios) perModelPlace.set(s.name, s.years.reduce((n, y) => n + daysIn(y), 0) * variables.length);
   } else {
-    const indicators = body.indicators!.map((item, i) => exportIndicator(catalog, item, i));
-    const seen = new Set<string>();
-    indicators.forEach((ind, i) => {
-      if (seen.has(ind.name)) throw badRequest(`indicators[${i}]: ${ind.name} is asked for twice; an export holds each indicator once (export the other parameters separately).`);
-      seen.add(ind.name);
-    });
     // Every parameter checked now, for every scenario, as the indicator endpoints check them.
     for (const s of scenarios) {
-      indicators.forEach((ind, i) => {
+      indicators!.forEach((ind, i) => {
         const plan = planIndicator(catalog, dataset, s, yearsOfScenario(body.years, s.name), ind, i);
         perModelPlace.set(s.name, (perModelPlace.get(s.name) ?? 0) + periodsOf(plan));
       });
     }
-    what = { kind: 'indicators', indicators };
+    what = { kind: 'indicators', indicators: indicators! };
   }
 
   const where = body.area ? await areaOf(deps, dataset, body.area, names) : placesOf(catalog, dataset, body.locations!);
@@ -135,7 +140,7 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
     years: body.years,
     scenarios: withData.scenarios,
     ...(allSkipped.length > 0 ? { skipped: allSkipped } : {}),
-    ...(withData.leftOut.length > 0 ? { modelsLeftOut: withData.leftOut } : {}),
+    ...(lacking.length + withData.leftOut.length > 0 ? { modelsLeftOut: [...lacking, ...withData.leftOut] } : {}),
     what,
     where,
     values,
@@ -147,16 +152,20 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
  * scenario skips a scenario that has none of them (a 400 only when no scenario has any); years per
  * scenario are checked each, as asked.
  */
-function scenarioYearsOf(catalog: Catalog, dataset: Dataset, names: string[], body: ExportBody) {
+function scenarioYearsOf(catalog: Catalog, dataset: Dataset, names: string[], body: ExportBody, needs: readonly string[]) {
   const perScenario = typeof body.years === 'object' ? body.years : undefined;
   for (const key of Object.keys(perScenario ?? {})) {
     if (!names.includes(key)) throw badRequest(`years has ${JSON.stringify(key)}, which is not one of scenarios (${names.join(', ')}); name each scenario's years under its name.`);
   }
   const skipped: SkippedScenario[] = [];
   const scenarios: ExportPlan['scenarios'] = [];
+  const lacking: NonNullable<ExportPlan['modelsLeftOut']> = [];
   for (const name of names) {
     const scenario = scenarioOr404(catalog, name);
-    const models = parseModels(dataset, scenario, body.models ? body.models.join(',') : 'all');
+    const { models, leftOut } = modelsWithVariables(dataset, parseModels(dataset, scenario, body.models ? body.models.join(',') : 'all'), needs);
+    for (const lacks of new Set(leftOut.map((x) => x.lacks.join(' and ')))) {
+      lacking.push({ scenario: name, models: leftOut.filter((x) => x.lacks.join(' and ') === lacks).map((x) => x.model), reason: `published without ${lacks}, which the export needs` });
+    }
     const asked = yearsOfScenario(body.years, name);
     let filter: YearsFilter;
     try {
@@ -177,7 +186,7 @@ function scenarioYearsOf(catalog: Catalog, dataset: Dataset, names: string[], bo
         'Ask for years within a scenario\'s, or give each scenario its own: {"historical": "1985:2014", "ssp245": "2040:2069"}.',
     );
   }
-  return { scenarios, skipped };
+  return { scenarios, skipped, lacking };
 }
 
 /**
@@ -201,7 +210,7 @@ async function modelsWithData(queries: QueryPool, dataDir: string, dataset: stri
       skipped.push({ scenario: s.name, reason: `${dataset} has no ${s.name} data for these places in this data build: no file.` });
       continue;
     }
-    if (without.length > 0) leftOut.push({ scenario: s.name, models: without });
+    if (without.length > 0) leftOut.push({ scenario: s.name, models: without, reason: 'no data for these places in this data build' });
     kept.push({ ...s, models });
   }
   if (kept.length === 0) throw new NotFoundError(`No ${dataset} data for these places in this data build in ${scenarios.map((s) => s.name).join(', ')}.`);
