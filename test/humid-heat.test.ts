@@ -33,6 +33,19 @@ async function days(model: string, scenario: string, years: string, variables: s
   const res = await get(`/api/climate-data/${NYC}/${scenario}/?${CMIP6}&models=${model}&years=${years}&variables=${variables}`, app).expect(200);
   return res.body.data;
 }
+/** An answer in Arrow, read. */
+async function arrowTable(url: string) {
+  const res = await get(url)
+    .set('Accept', 'application/vnd.apache.arrow.stream')
+    .buffer(true)
+    .parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    })
+    .expect(200);
+  return tableFromIPC(res.body as Buffer);
+}
 const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 const stats = (xs: number[]) => ({ min: Math.min(...xs), max: Math.max(...xs), avg: xs.reduce((a, b) => a + b, 0) / xs.length });
 
@@ -89,6 +102,7 @@ describe('the humidity variables', () => {
     expect(res.body.detail).toContain('Dataset NEX-GDDP has no hurs');
     const loca2 = await get(`/api/climate-data/${NYC}/ssp245/?dataset=LOCA2&variables=huss`).expect(400);
     expect(loca2.body.detail).toContain('Dataset LOCA2 has no huss');
+    expect(loca2.body.detail).toContain('huss is in NEX-GDDP-CMIP6.');
     expect((await get(`/api/climate-data/${NYC}/ssp245/?${CMIP6}&variables=rh`).expect(400)).body.detail).toContain('variables accepts');
   });
 
@@ -192,17 +206,26 @@ describe('the humid-heat indicators', () => {
     const csv = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&format=csv`).expect(200);
     const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => Number(r.value))).toEqual([json.data['2050'].max, json.data['2051'].max]);
-    const arrow = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}`)
-      .set('Accept', 'application/vnd.apache.arrow.stream')
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
-    const table = tableFromIPC(arrow.body as Buffer);
+    const table = await arrowTable(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}`);
     expect(table.numRows).toBe(2);
+
+    // The models left out, in every CSV row (after units) and in the Arrow schema's metadata, as the JSON names them.
+    const leftOut = [{ model: 'IPSL-CM6A-LR', lacks: ['huss'] }, { model: 'MIROC6', lacks: ['huss'] }, { model: 'NESM3', lacks: ['huss'] }];
+    expect(json.models_left_out).toEqual(leftOut);
+    expect(csv.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,models_left_out,period,statistic,value');
+    for (const r of rows) expect(r.models_left_out).toBe('IPSL-CM6A-LR: huss; MIROC6: huss; NESM3: huss');
+    expect(JSON.parse(table.schema.metadata.get('models_left_out')!)).toEqual(leftOut);
+    // Both variables lacked, after a baseline's columns.
+    const wet = await get(`/api/climate-data/${NYC}/historical/indicator/max_wet_bulb_temperature/?${CMIP6}&years=2010&agg=max&models=CanESM5,NESM3&relative_to=1981&format=csv`, long).expect(200);
+    expect(wet.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,relative_to,change,models_left_out,period,statistic,value');
+    const wetRows = parse(wet.text, { columns: true }) as Record<string, string>[];
+    expect(wetRows).toHaveLength(1);
+    expect(wetRows[0]).toMatchObject({ relative_to: '1981-2010', change: 'absolute', models_left_out: 'NESM3: hurs', period: '2010' });
+    // An answer that left no model out keeps the columns and metadata it always had.
+    const plain = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&models=ACCESS-CM2&format=csv`).expect(200);
+    expect(plain.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,period,statistic,value');
+    const plainArrow = await arrowTable(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&models=ACCESS-CM2`);
+    expect(plainArrow.schema.metadata.has('models_left_out')).toBe(false);
     const batch = await request(t.app)
       .post(`/api/climate-data/batch/ssp245/indicator/max_heat_index/?${qs}`)
       .set('Authorization', `Token ${t.token}`)

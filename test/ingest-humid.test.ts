@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellPath } from '../src/dataBuild/files.js';
 import { ingestNetcdf, type IngestSummary } from '../src/ingest/netcdf/ingest.js';
-import { SAMPLE_FIXTURES } from '../scripts/archiveModel/fixtureSets.js';
+import { HUMID_FIXTURES, SAMPLE_FIXTURES, writeHumidFixtures } from '../scripts/archiveModel/fixtureSets.js';
 import { fixtureExpected, writeFixture, type FixtureSpec } from '../scripts/archiveModel/fixtureFiles.js';
 import { testApp, type TestApp } from './helpers.js';
 import { cityCell, copyOfTestData, expectClose, get, NYC, series, THROTTLE } from './ingest-support.js';
@@ -22,7 +22,7 @@ const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ingest-humid-'));
 afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
 
 const CMIP6 = 'NEX-GDDP-CMIP6';
-const HUMID = SAMPLE_FIXTURES.humid;
+const HUMID = HUMID_FIXTURES;
 const spec = (model: string, variable: string, year = 2052): FixtureSpec => {
   const found = HUMID.filter((s) => s.model === model && s.variable === variable && s.year === year);
   if (found.length !== 1) throw new Error(`${found.length} humid specs for ${model} ${variable} ${year}`);
@@ -59,7 +59,7 @@ async function indicator(app: TestApp, name: string, scenario: string, query: st
 
 beforeAll(async () => {
   const samples = path.join(tmpRoot, 'samples');
-  for (const s of HUMID) await writeFixture(path.join(samples, 'humid'), s);
+  await writeHumidFixtures(path.join(samples, 'humid'));
   for (const s of Object.values(coreFiles)) await writeFixture(path.join(samples, 'core'), s);
   dataDir = copyOfTestData(tmpRoot, 'build');
   before = await testApp(THROTTLE);
@@ -206,5 +206,19 @@ describe('models and years the archive lacks', () => {
     // huss has every year: the heat index of 2058 is there.
     const heat = await indicator(after, 'heat_index_threshold', 'ssp245', `${q}&threshold=90&threshold_units=F&threshold_comparator=gt`);
     expect(typeof heat.data['2058'].max).toBe('number');
+  });
+});
+
+describe('LOCA2 humidity', () => {
+  it('is skipped by name, saying what LOCA2 serves: LOCA2 publishes hursmax, hursmin and perhaps huss, none a daily mean tas or hurs', async () => {
+    const dir = path.join(tmpRoot, 'loca2-humidity');
+    const cell = { lat: [40.71875, 40.71875] as [number, number], lon: [-74.03125, -74.03125] as [number, number] };
+    const base = { layout: 'LOCA2', model: 'ACCESS-CM2', scenario: 'ssp245', year: 2015, endYear: 2015, ...cell, lon360: true, version: '20250218' } as const;
+    await writeFixture(dir, { ...base, variable: 'huss' });
+    await writeFixture(dir, { ...base, variable: 'hurs', storeAs: 'hursmin', fileName: 'hursmin.ACCESS-CM2.ssp245.r1i1p1f1.2015-2015.LOCA_16thdeg_v20250218' });
+    const log: string[] = [];
+    await expect(ingestNetcdf({ dataDir, dataset: 'LOCA2', sources: [dir], log: (l) => log.push(l) })).rejects.toThrow(/none of the 2 NetCDF files .* holds daily values to read/);
+    expect(log.some((l) => /skipped .*huss\.ACCESS-CM2.*: holds huss; the service serves tasmax, tasmin, pr$/.test(l))).toBe(true);
+    expect(log.some((l) => /skipped .*hursmin\.ACCESS-CM2.*: holds hursmin; the service serves tasmax, tasmin, pr$/.test(l))).toBe(true);
   });
 });
