@@ -8,7 +8,9 @@ import { ROOT } from '../src/config.js';
 import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { testApp, type TestApp } from './helpers.js';
 import { copyOfTestData, series, THROTTLE } from './ingest-support.js';
-import { BOX, expectSamePartitions, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive } from './support/fetchArchive.js';
+import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
+import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
+import { BOX, expectSamePartitions, FILES_BOX, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 
 /**
@@ -187,11 +189,48 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     const ask = (extra: Partial<FetchOptions>) => fetchRegion(options(dir, 'dl-refused', [], extra));
     await expect(ask({ models: ['ACCESS1-0'] })).rejects.toThrow(/MODELS: ACCESS1-0 is not among NEX-GDDP-CMIP6's ACCESS-CM2, /);
     await expect(ask({ scenarios: ['rcp85'] })).rejects.toThrow(/SCENARIOS: rcp85 is not among NEX-GDDP-CMIP6's historical, /);
-    await expect(ask({ variables: ['hurs'] })).rejects.toThrow(/VARIABLES: hurs is not among NEX-GDDP-CMIP6's tasmax, tasmin, pr/);
+    await expect(ask({ variables: ['hursmin'] })).rejects.toThrow(/VARIABLES: hursmin is not among NEX-GDDP-CMIP6's tasmax, tasmin, pr, tas, hurs, huss/);
     await expect(ask({ bbox: undefined, points: [] })).rejects.toThrow(/BBOX \(west,south,east,north\) or POINTS .* is required/);
     await expect(ask({ dataset: 'LOCA2', archiveUrls: { 'NEX-GDDP-CMIP6': server.url } })).rejects.toThrow(/ARCHIVE_URL_LOCA2 is not set: make fetch needs the address of LOCA2's archive/);
     // A member the service does not offer: the bucket's member is named.
     await expect(ask({ models: ['GFDL-CM4'], scenarios: ['ssp245'] })).rejects.toThrow(/has no files under NEX-GDDP-CMIP6\/GFDL-CM4\/ssp245\/ \(ListObjectsV2\)/);
     expect(server.served.filter((x) => x.key.includes('GFDL'))).toEqual([]);
   });
+});
+
+describe('make fetch VARIABLES=tas,hurs,huss', () => {
+  let humidServer: PublisherServer;
+  const humidRoot = path.join(tmpRoot, 'humid-archive');
+  const humidModels = ['ACCESS-CM2', 'CanESM5'];
+
+  beforeAll(async () => {
+    await writeArchive(humidRoot, planArchive({ dataset: 'NEX-GDDP-CMIP6', models: humidModels, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'tas', 'hurs', 'huss'], bbox: FILES_BOX }));
+    humidServer = await startPublisherServer(humidRoot);
+  }, 300_000);
+  afterAll(async () => {
+    await humidServer?.close();
+  });
+
+  it('lists and fetches NASA\'s humidity files and serves what make ingest of them from disk serves; by default it fetches tasmax, tasmin and pr only', async () => {
+    const humidOptions = (dir: string, log: string[], extra: Partial<FetchOptions> = {}) =>
+      options(dir, 'dl-humid', log, { models: humidModels, archiveUrls: { 'NEX-GDDP-CMIP6': humidServer.url }, variables: ['tas', 'hurs', 'huss'], ...extra });
+    const dir = copyOfTestData(tmpRoot, 'fetched-humid');
+    const r = await fetchRegion(humidOptions(dir, []));
+    expect(r.files.map((f) => `${f.model} ${f.variable}`).sort()).toEqual(humidModels.flatMap((m) => ['huss', 'hurs', 'tas'].map((v) => `${m} ${v}`)).sort());
+
+    const disk = copyOfTestData(tmpRoot, 'humid-from-disk');
+    await ingestNetcdf({ dataDir: disk, dataset: 'NEX-GDDP-CMIP6', sources: [humidRoot], bbox: BOX, log: () => {} });
+    const [fetched, fromFiles] = [await testApp(THROTTLE, dir), await testApp(THROTTLE, disk)];
+    for (const model of humidModels) {
+      for (const variable of ['tas', 'hurs', 'huss']) {
+        const got = await series(fetched, POINT, 'ssp245', model, 2052, variable, 'NEX-GDDP-CMIP6');
+        expect(got.filter((v) => v !== null)).toHaveLength(model === 'CanESM5' ? 365 : 366);
+        expect(got).toEqual(await series(fromFiles, POINT, 'ssp245', model, 2052, variable, 'NEX-GDDP-CMIP6'));
+      }
+    }
+    // Left to their defaults, the variables are tasmax, tasmin and pr: the archive's tasmax only here.
+    const dry: string[] = [];
+    const plan = await fetchRegion(humidOptions(dir, dry, { variables: undefined, dryRun: true }));
+    expect([...new Set(plan.files.map((f) => f.variable))]).toEqual(['tasmax']);
+  }, 300_000);
 });

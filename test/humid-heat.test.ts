@@ -8,6 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { climateFile } from '../src/dataBuild/files.js';
 import { testApp, type TestApp } from './helpers.js';
+import { heatIndexK, perYear, rhFromHuss, toF, wetBulbK, type Days } from './support/humidFormulas.js';
 
 /**
  * Humid heat (issue 38): NEX-GDDP-CMIP6's tas, hurs and huss on the raw endpoints and in
@@ -27,45 +28,23 @@ beforeAll(async () => {
   long = await testApp(rates, inject('warmingDataDir'));
 });
 
-// The formulas, written again from their sources (not read from the service's SQL).
-const stull = (t: number, rh: number) =>
-  t * Math.atan(0.151977 * Math.sqrt(rh + 8.313659)) + Math.atan(t + rh) - Math.atan(rh - 1.676331) + 0.00391838 * rh ** 1.5 * Math.atan(0.023101 * rh) - 4.686035;
-const wetBulbK = (tas: number, hurs: number) => stull(tas - 273.15, Math.min(100, Math.max(0, hurs))) + 273.15;
-function nws(t: number, rh: number): number {
-  const simple = 0.5 * (t + 61 + (t - 68) * 1.2 + rh * 0.094);
-  if ((simple + t) / 2 < 80) return simple;
-  let hi = -42.379 + 2.04901523 * t + 10.14333127 * rh - 0.22475541 * t * rh - 0.00683783 * t * t - 0.05481717 * rh * rh + 0.00122874 * t * t * rh + 0.00085282 * t * rh * rh - 0.00000199 * t * t * rh * rh;
-  if (rh < 13 && t >= 80 && t <= 112) hi -= ((13 - rh) / 4) * Math.sqrt((17 - Math.abs(t - 95)) / 17);
-  if (rh > 85 && t >= 80 && t <= 87) hi += ((rh - 85) / 10) * ((87 - t) / 5);
-  return hi;
-}
-function rhFromHuss(q: number, tK: number): number {
-  const c = tK - 273.15;
-  const e = (q * 1013.25) / (0.622 + 0.378 * q);
-  return Math.min(100, (100 * e) / (6.112 * Math.exp((17.67 * c) / (c + 243.5))));
-}
-const heatIndexK = (tasmax: number, huss: number) => (nws((tasmax - 273.15) * 1.8 + 32, rhFromHuss(huss, tasmax)) + 459.67) / 1.8;
-const toF = (k: number) => k * 1.8 - 459.67;
-
-type Days = Record<string, Record<string, (number | null)[]>>;
 /** One model's raw days (the average of one model is its value). */
 async function days(model: string, scenario: string, years: string, variables: string, app = t): Promise<Days> {
   const res = await get(`/api/climate-data/${NYC}/${scenario}/?${CMIP6}&models=${model}&years=${years}&variables=${variables}`, app).expect(200);
   return res.body.data;
 }
-/** Per year, the days' values of f over the slots where every variable has a value. */
-function perYear(data: Days, vars: string[], f: (...x: number[]) => number): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const [year, v] of Object.entries(data)) {
-    const list: number[] = [];
-    for (let s = 0; s < 366; s++) {
-      const x = vars.map((name) => v[name]![s]);
-      // The JSON has the shortest decimal of each stored float32: fround gives that float32 back, as the SQL reads it.
-      if (x.every((y) => y !== null && y !== undefined)) list.push(f(...(x as number[]).map(Math.fround)));
-    }
-    out.set(year, list);
-  }
-  return out;
+/** An answer in Arrow, read. */
+async function arrowTable(url: string) {
+  const res = await get(url)
+    .set('Accept', 'application/vnd.apache.arrow.stream')
+    .buffer(true)
+    .parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    })
+    .expect(200);
+  return tableFromIPC(res.body as Buffer);
 }
 const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 const stats = (xs: number[]) => ({ min: Math.min(...xs), max: Math.max(...xs), avg: xs.reduce((a, b) => a + b, 0) / xs.length });
@@ -123,6 +102,7 @@ describe('the humidity variables', () => {
     expect(res.body.detail).toContain('Dataset NEX-GDDP has no hurs');
     const loca2 = await get(`/api/climate-data/${NYC}/ssp245/?dataset=LOCA2&variables=huss`).expect(400);
     expect(loca2.body.detail).toContain('Dataset LOCA2 has no huss');
+    expect(loca2.body.detail).toContain('huss is in NEX-GDDP-CMIP6.');
     expect((await get(`/api/climate-data/${NYC}/ssp245/?${CMIP6}&variables=rh`).expect(400)).body.detail).toContain('variables accepts');
   });
 
@@ -226,17 +206,26 @@ describe('the humid-heat indicators', () => {
     const csv = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&format=csv`).expect(200);
     const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => Number(r.value))).toEqual([json.data['2050'].max, json.data['2051'].max]);
-    const arrow = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}`)
-      .set('Accept', 'application/vnd.apache.arrow.stream')
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
-    const table = tableFromIPC(arrow.body as Buffer);
+    const table = await arrowTable(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}`);
     expect(table.numRows).toBe(2);
+
+    // The models left out, in every CSV row (after units) and in the Arrow schema's metadata, as the JSON names them.
+    const leftOut = [{ model: 'IPSL-CM6A-LR', lacks: ['huss'] }, { model: 'MIROC6', lacks: ['huss'] }, { model: 'NESM3', lacks: ['huss'] }];
+    expect(json.models_left_out).toEqual(leftOut);
+    expect(csv.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,models_left_out,period,statistic,value');
+    for (const r of rows) expect(r.models_left_out).toBe('IPSL-CM6A-LR: huss; MIROC6: huss; NESM3: huss');
+    expect(JSON.parse(table.schema.metadata.get('models_left_out')!)).toEqual(leftOut);
+    // Both variables lacked, after a baseline's columns.
+    const wet = await get(`/api/climate-data/${NYC}/historical/indicator/max_wet_bulb_temperature/?${CMIP6}&years=2010&agg=max&models=CanESM5,NESM3&relative_to=1981&format=csv`, long).expect(200);
+    expect(wet.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,relative_to,change,models_left_out,period,statistic,value');
+    const wetRows = parse(wet.text, { columns: true }) as Record<string, string>[];
+    expect(wetRows).toHaveLength(1);
+    expect(wetRows[0]).toMatchObject({ relative_to: '1981-2010', change: 'absolute', models_left_out: 'NESM3: hurs', period: '2010' });
+    // An answer that left no model out keeps the columns and metadata it always had.
+    const plain = await get(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&models=ACCESS-CM2&format=csv`).expect(200);
+    expect(plain.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,period,statistic,value');
+    const plainArrow = await arrowTable(`/api/climate-data/${NYC}/ssp245/indicator/max_heat_index/?${qs}&models=ACCESS-CM2`);
+    expect(plainArrow.schema.metadata.has('models_left_out')).toBe(false);
     const batch = await request(t.app)
       .post(`/api/climate-data/batch/ssp245/indicator/max_heat_index/?${qs}`)
       .set('Authorization', `Token ${t.token}`)

@@ -55,8 +55,8 @@ describe('make ingest: NEX-GDDP-CMIP6 and LOCA2 files as their publishers name t
     expect(old?.instead && path.basename(old.instead)).toBe('tasmax_day_ACCESS-CM2_ssp245_r1i1p1f1_gn_2052_v1.1.nc');
     expect(old?.reason).toMatch(/^v1\.0, replaced by the newer v1\.1: .*_2052_v1\.1\.nc$/);
     expect(nexLog.some((l) => /skipped .*tasmax_day_ACCESS-CM2_ssp245_r1i1p1f1_gn_2052\.nc: v1\.0, replaced by the newer v1\.1/.test(l))).toBe(true);
-    const hurs = nex.skipped.find((s) => path.basename(s.file).startsWith('hurs_'));
-    expect(hurs?.reason).toBe('holds hurs; the service serves tasmax, tasmin, pr');
+    const wind = nex.skipped.find((s) => path.basename(s.file).startsWith('sfcWind_'));
+    expect(wind?.reason).toBe('holds sfcWind; the service serves tasmax, tasmin, pr, tas, hurs, huss');
     expect(nex.skipped).toHaveLength(2);
     expect(nex.files).toBe(SAMPLE_FIXTURES.nex6.length - 2);
   });

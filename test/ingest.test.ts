@@ -209,7 +209,9 @@ describe('make ingest: failures', () => {
 
   it('names the file and the problem', async () => {
     expect(await failing('model', { model: 'FOO-1' })).toMatch(/model 'FOO-1' is not a NEX-GDDP model; NEX-GDDP models: ACCESS1-0, BNU-ESM/);
-    expect(await failing('variable', { storeAs: 'huss', fileName: 'huss_sample' })).toMatch(/cannot tell which variable it holds \(tasmax, tasmin or pr\).*its variables: .*huss/);
+    expect(await failing('variable', { storeAs: 'sfcWind', fileName: 'wind_sample' })).toMatch(/cannot tell which variable it holds \(tasmax, tasmin or pr\).*its variables: .*sfcWind/);
+    // NEX-GDDP-CMIP6's humidity, in a dataset whose files do not carry it.
+    expect(await failing('humidity', { storeAs: 'huss', fileName: 'huss_sample' })).toMatch(/holds huss, which NEX-GDDP's files do not carry here: the ingest reads tasmax, tasmin, pr of NEX-GDDP/);
     expect(await failing('units', { units: 'furlongs' })).toMatch(/tasmax has units 'furlongs', which cannot be converted to K; accepted \(any case, \^ or \*\* optional\): K, Kelvin/);
     expect(await failing('grid', { lat: [40.2, 40.7] })).toMatch(/lat value 40.2 \(index 0\) is not the centre of a NEX-GDDP cell/);
     expect(await failing('dims', { lonFirst: true })).toMatch(/variable tasmax is shaped \(time, lon, lat\); the ingest reads \(time, lat, lon\)/);

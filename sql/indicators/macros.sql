@@ -619,6 +619,11 @@ CREATE OR REPLACE MACRO daily_wet_bulb(tas, hurs) AS
 CREATE OR REPLACE MACRO daily_heat_index(tasmax, huss) AS
   (heat_index_nws((tasmax::DOUBLE - 273.15) * 1.8 + 32.0, relative_humidity_from_huss(huss, tasmax::DOUBLE - 273.15)) + 459.67) / 1.8;
 
+-- An aggregate: the days on which cond holds, NULL where no day has a value (value NULL on every
+-- day: a model's year its publisher left without an input), so that a missing year is no 0.
+CREATE OR REPLACE MACRO count_where_known(value, cond) AS
+  CASE WHEN count(value) > 0 THEN count(*) FILTER (WHERE cond) END;
+
 -- Comparison by name: lt, lte, gt, gte.
 CREATE OR REPLACE MACRO compare(v, op, threshold) AS CASE op
   WHEN 'lt' THEN v < threshold WHEN 'lte' THEN v <= threshold

@@ -4,5 +4,5 @@
 ATTACH IF NOT EXISTS ':memory:' AS work;
 CREATE OR REPLACE TABLE work.fresh (
   cell_id INTEGER, scenario UTINYINT, model USMALLINT, date DATE,
-  tasmax FLOAT, tasmin FLOAT, pr FLOAT, covered UTINYINT
+  tasmax FLOAT, tasmin FLOAT, pr FLOAT, tas FLOAT, hurs FLOAT, huss FLOAT, covered UTINYINT
 );

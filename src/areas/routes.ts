@@ -104,7 +104,7 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
     }
     if (format !== 'json') {
       const labels = areaLabels(req, area, dataset, scenario);
-      const ctx = { labels, indicator: meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models, relativeTo, warming: plan.warming };
+      const ctx = { labels, indicator: meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models, relativeTo, warming: plan.warming, leftOut: plan.leftOut };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     res

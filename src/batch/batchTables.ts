@@ -37,13 +37,13 @@ function ledLines(place: BatchPlace, lines: string[]): string {
 const lines = (csv: string) => csv.split(/(?<=\n)/).filter((l) => l.length > 0);
 
 export function indicatorCsvHeader(plan: IndicatorPlan): string {
-  const ctx = { labels: { location: '', feature: '', dataset: '', scenario: '', fileStem: '' }, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming };
+  const ctx = { labels: { location: '', feature: '', dataset: '', scenario: '', fileStem: '' }, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming, leftOut: plan.leftOut };
   return PLACE_COLUMNS.join(',') + ',' + indicatorCsv([], ctx);
 }
 
 export function indicatorCsvRows(plan: IndicatorPlan, resolved: ResolvedPlace, rows: PeriodStats[]): string {
   const labels = tableLabels(resolved.location, plan.dataset, plan.scenario);
-  return ledLines(resolved.place, lines(indicatorCsv(rows, { labels, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming })).slice(1));
+  return ledLines(resolved.place, lines(indicatorCsv(rows, { labels, indicator: plan.meta.name, units: plan.units, relativeTo: plan.relativeTo, warming: plan.warming, leftOut: plan.leftOut })).slice(1));
 }
 
 export function returnLevelBatchCsvHeader(plan: IndicatorPlan): string {

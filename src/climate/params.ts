@@ -3,7 +3,8 @@ import { badRequest } from '../errors.js';
 import { parsedBy } from '../http/queryParams.js';
 import type { Catalog, Dataset, Scenario } from '../reference/catalog.js';
 import { DEFAULT_DATASET, scenarioModels } from '../reference/datasetContents.js';
-import { ALL_VARIABLES, CORE_VARIABLES, datasetLacks, datasetVariables, modelsLacking } from '../reference/datasetVariables.js';
+import { ALL_VARIABLES, CORE_VARIABLES, datasetLacks, datasetsWith, datasetVariables, modelsLacking } from '../reference/datasetVariables.js';
+import { DATASETS } from '../reference/fixtures.js';
 
 /**
  * Query parameters of the raw-data and indicator-data endpoints, as zod schemas: the routes
@@ -153,7 +154,7 @@ export function checkDatasetVariables(dataset: Dataset, variables: readonly stri
   if (lacking.length > 0) {
     throw badRequest(
       `Dataset ${dataset.name} has no ${lacking.join(', ')}, which ${what}; its variables are ${datasetVariables(dataset.name).join(', ')}` +
-        ` (each dataset's at /api/dataset/).`,
+        ` (each dataset's at /api/dataset/). ${lacking.join(', ')} ${lacking.length > 1 ? 'are' : 'is'} in ${datasetsWith(DATASETS.map((d) => d.name), lacking).join(', ') || 'no dataset of this service'}.`,
     );
   }
 }

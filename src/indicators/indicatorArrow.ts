@@ -14,7 +14,8 @@ export interface IndicatorArrowContext extends IndicatorTableContext {
  * field's metadata holds `units`; the schema metadata the location, its GeoJSON feature, dataset,
  * scenario, indicator, time aggregation and models, and relative_to (JSON) for changes. At warming
  * levels a `warming_level` column (dictionary) comes first and `model_count` (int32) last, and the
- * schema metadata has the answer's `warming_levels` (JSON).
+ * schema metadata has the answer's `warming_levels` (JSON). Models left out for lacking the
+ * indicator's inputs are the schema metadata's `models_left_out` (JSON, as in the JSON answer).
  */
 export function indicatorArrow(rows: PeriodStats[], ctx: IndicatorArrowContext): Uint8Array {
   const n = rows.reduce((sum, r) => sum + r.stats.length, 0);
@@ -70,6 +71,7 @@ export function indicatorArrow(rows: PeriodStats[], ctx: IndicatorArrowContext):
       ['climate_models', JSON.stringify(ctx.models)],
       ...(ctx.relativeTo ? [['relative_to', JSON.stringify(ctx.relativeTo)] as [string, string]] : []),
       ...(warming ? [['warming_levels', warmingHeadJson(warming)] as [string, string]] : []),
+      ...(ctx.leftOut?.length ? [['models_left_out', JSON.stringify(ctx.leftOut)] as [string, string]] : []),
     ]),
   );
 }

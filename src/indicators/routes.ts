@@ -50,7 +50,7 @@ export function indicatorRoutes({ catalog, progress, queries, throttle, maxModel
     const rows = await indicatorRows(catalog, queries, plan, location.cellId);
     if (format !== 'json') {
       const labels = tableLabels(location, dataset, scenario);
-      const ctx = { labels, indicator: plan.meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models: plan.models, relativeTo: plan.relativeTo, warming: plan.warming };
+      const ctx = { labels, indicator: plan.meta.name, units: plan.units, timeAggregation: plan.timeAggregation, models: plan.models, relativeTo: plan.relativeTo, warming: plan.warming, leftOut: plan.leftOut };
       return sendTable(res, format, safeFileName(`${labels.fileStem}_${plan.meta.name}`), format === 'csv' ? indicatorCsv(rows, ctx) : indicatorArrow(rows, ctx));
     }
     res

@@ -6,8 +6,8 @@ import { FetchError } from '../archive/fetchError.js';
 import type { ArchiveFile, Selection } from '../archive/publisher.js';
 import { DEFAULT_POLICY, type RetryPolicy } from '../archive/retries.js';
 import { DATASETS, type DatasetFixture } from '../reference/fixtures.js';
+import { CORE_VARIABLES, datasetVariables } from '../reference/datasetVariables.js';
 import { archiveUrlOf, publisherFor, type ArchiveUrls } from './fetchPublishers.js';
-import { VARIABLES } from './netcdf/cfValues.js';
 import type { Bbox } from './netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
 import { enqueueIngest } from './queue/enqueue.js';
@@ -93,8 +93,9 @@ export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'm
   unknown('MODELS', models, fixture.models);
   const scenarios = opts.scenarios ?? Object.keys(fixture.years);
   unknown('SCENARIOS', scenarios, Object.keys(fixture.years));
-  const variables = opts.variables ?? VARIABLES;
-  unknown('VARIABLES', variables, VARIABLES);
+  // By default the variables every dataset has; NEX-GDDP-CMIP6's tas, hurs and huss when asked for.
+  const variables = opts.variables ?? [...CORE_VARIABLES];
+  unknown('VARIABLES', variables, [...datasetVariables(fixture.name)]);
   const spans = Object.values(fixture.years);
   const years = opts.years ?? [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]))];
   const runs = fixture.runs

@@ -12,6 +12,10 @@ export const HUMIDITY_VARIABLES = ['tas', 'hurs', 'huss'] as const;
 export const ALL_VARIABLES = [...CORE_VARIABLES, ...HUMIDITY_VARIABLES] as const;
 export type DailyVariable = (typeof ALL_VARIABLES)[number];
 
+// LOCA2 has no daily mean tas or hurs: its humidity (NAmer, v20250218) is hursmax and hursmin, and
+// maybe huss, a list the reference leaves unconfirmed (archive-access.md 2, cmip6.md 2.2); LOCA2-Hybrid's
+// huss is another product (Cal-Adapt's 3 km California grid). So LOCA2 serves tasmax, tasmin and pr
+// only, until its NAmer huss is confirmed (then heat index would need tasmax and huss only).
 const OWN: Record<string, readonly DailyVariable[]> = {
   'NEX-GDDP-CMIP6': ALL_VARIABLES,
 };
@@ -38,3 +42,6 @@ export function modelsLacking(dataset: string, models: readonly string[], variab
 
 /** The variables of `variables` the dataset lacks. */
 export const datasetLacks = (dataset: string, variables: readonly string[]) => variables.filter((v) => !(datasetVariables(dataset) as readonly string[]).includes(v));
+
+/** The datasets (of `datasets`) that have every one of `variables`. */
+export const datasetsWith = (datasets: readonly string[], variables: readonly string[]) => datasets.filter((d) => datasetLacks(d, variables).length === 0);

@@ -1,7 +1,8 @@
 import type { Variable } from './cfValues.js';
 
 /** The variables' bit in `covered` and their column. */
-export const VARIABLE_INDEX: Record<Variable, number> = { tasmax: 0, tasmin: 1, pr: 2 };
+export const VARIABLE_INDEX: Record<Variable, number> = { tasmax: 0, tasmin: 1, pr: 2, tas: 3, hurs: 4, huss: 5 };
+const COUNT = 6;
 
 /** One staged file's values of one cell. */
 export interface Contribution {
@@ -18,9 +19,9 @@ export interface Contribution {
 export interface ModelDays {
   first: number;
   /** Per variable (VARIABLE_INDEX), the value per slot (NaN: none). */
-  values: [Float32Array, Float32Array, Float32Array];
+  values: Float32Array[];
   /** Per variable, the `order` of the file that gave the slot's value (-1: none). */
-  sources: [Int32Array, Int32Array, Int32Array];
+  sources: Int32Array[];
   /** Bit per variable: a file covers the date (its value, or its lack of one, replaces what was there). */
   covered: Uint8Array;
 }
@@ -41,8 +42,8 @@ export function mergeModelDays(contributions: Contribution[]): ModelDays | undef
     last = Math.max(last, c.days[c.days.length - 1]!);
   }
   const n = last - first + 1;
-  const values = [0, 1, 2].map(() => new Float32Array(n).fill(NaN)) as ModelDays['values'];
-  const sources = [0, 1, 2].map(() => new Int32Array(n).fill(-1)) as ModelDays['sources'];
+  const values = Array.from({ length: COUNT }, () => new Float32Array(n).fill(NaN));
+  const sources = Array.from({ length: COUNT }, () => new Int32Array(n).fill(-1));
   const covered = new Uint8Array(n);
   for (const c of [...spans].sort((a, b) => a.order - b.order)) {
     const v = VARIABLE_INDEX[c.variable];

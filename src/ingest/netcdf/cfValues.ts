@@ -1,11 +1,12 @@
 /**
- * A variable's stored numbers to values in storage units (K; kg m-2 s-1): _FillValue and
+ * A variable's stored numbers to values in storage units (K; kg m-2 s-1; % for hurs; kg kg-1 for huss): _FillValue and
  * missing_value (compared with the packed numbers, as CF says) and NaN become NaN, then
  * scale_factor and add_offset unpack, then the units convert.
  */
 
-export type Variable = 'tasmax' | 'tasmin' | 'pr';
-export const VARIABLES: Variable[] = ['tasmax', 'tasmin', 'pr'];
+export type Variable = 'tasmax' | 'tasmin' | 'pr' | 'tas' | 'hurs' | 'huss';
+/** Every variable the ingest reads; which of them a dataset has is src/reference/datasetVariables.ts's. */
+export const VARIABLES: Variable[] = ['tasmax', 'tasmin', 'pr', 'tas', 'hurs', 'huss'];
 
 export type AttrValue = string | number | number[];
 
@@ -24,15 +25,33 @@ const PRECIPITATION: [string[], (x: number) => number][] = [
   [['m/day', 'm day-1', 'm d-1', 'm/d'], (x) => (x * 1000) / 86400],
 ];
 
+// NEX-GDDP-CMIP6 writes hurs in % (cmip6.md 1.3); a fraction is not accepted under '1', which huss uses.
+const RELATIVE_HUMIDITY: [string[], (x: number) => number][] = [[['%', 'percent', 'pct'], (x) => x]];
+
+// huss is `1` in NEX-GDDP-CMIP6's v1.0 files and `kg kg-1` elsewhere: the same number.
+const SPECIFIC_HUMIDITY: [string[], (x: number) => number][] = [
+  [['1', 'kg kg-1', 'kg/kg', 'kg.kg-1'], (x) => x],
+  [['g kg-1', 'g/kg', 'g.kg-1'], (x) => x / 1000],
+];
+
+const UNIT_TABLES: Record<Variable, { table: [string[], (x: number) => number][]; storage: string }> = {
+  tasmax: { table: TEMPERATURE, storage: 'K' },
+  tasmin: { table: TEMPERATURE, storage: 'K' },
+  tas: { table: TEMPERATURE, storage: 'K' },
+  pr: { table: PRECIPITATION, storage: 'kg m-2 s-1' },
+  hurs: { table: RELATIVE_HUMIDITY, storage: '%' },
+  huss: { table: SPECIFIC_HUMIDITY, storage: 'kg kg-1' },
+};
+
 /** The conversion of `units` to the variable's storage units, or an error listing what converts. */
 export function unitConversion(variable: Variable, units: string | undefined): (x: number) => number {
-  const table = variable === 'pr' ? PRECIPITATION : TEMPERATURE;
+  const { table, storage } = UNIT_TABLES[variable];
   const accepted = table.flatMap(([names]) => names);
   if (units === undefined) throw new Error(`${variable} has no units attribute; expected one of: ${accepted.join(', ')}`);
   const found = table.find(([names]) => names.some((n) => normalize(n) === normalize(units)));
   if (!found) {
     throw new Error(
-      `${variable} has units '${units}', which cannot be converted to ${variable === 'pr' ? 'kg m-2 s-1' : 'K'}; accepted (any case, ^ or ** optional): ${accepted.join(', ')}`,
+      `${variable} has units '${units}', which cannot be converted to ${storage}; accepted (any case, ^ or ** optional): ${accepted.join(', ')}`,
     );
   }
   return found[1];

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { ModelRun } from '../../reference/fixtures.js';
 import type { Grid } from '../../reference/grids.js';
 import { calendarDays, decodeTimes, isoDate, parseCalendar, yearOf } from './cfTime.js';
+import { datasetVariables } from '../../reference/datasetVariables.js';
 import { valueDecoder, type ValueDecoder, type Variable } from './cfValues.js';
 import { incompleteDays, modelDirectory, runMismatch } from './cmip6Checks.js';
 import { LEFT_OUT_MODELS } from './cmip6Names.js';
@@ -254,13 +255,15 @@ function extractFrom(f: GridFile, file: string, ctx: ExtractContext, fail: (prob
   const dataVariables = f.variableNames().filter((n) => (f.variable(n)?.shape.length ?? 0) === 3);
   const attrs = identityFromAttributes(f.globalAttrs, ctx.models, dataVariables);
   const cmip6 = named.cmip6;
-  if (cmip6 && named.variable === undefined) fail(`holds ${cmip6.variable}; the ingest reads tasmax, tasmin and pr`);
+  const served = datasetVariables(ctx.dataset);
+  if (cmip6 && named.variable === undefined) fail(`holds ${cmip6.variable}; the ingest reads ${served.join(', ')} of ${ctx.dataset}`);
   if (cmip6?.aggregate) fail(`holds LOCA2 ${cmip6.aggregate} aggregates, not daily values; the ingest reads the daily files (named without .${cmip6.aggregate})`);
   const variable = named.variable ?? attrs.variable;
   const scenario = named.scenario ?? attrs.scenario;
   const statedModel = named.model ?? attrs.model;
   const model = statedModel && ctx.generation === 'CMIP6' ? modelDirectory(statedModel, cmip6?.gridLabel, ctx.runs) : statedModel;
   if (!variable) fail(`cannot tell which variable it holds (tasmax, tasmin or pr): the name follows neither dataset's naming and no variable_id attribute or single data variable says; its variables: ${f.variableNames().join(', ')}`);
+  if (!served.includes(variable)) fail(`holds ${variable}, which ${ctx.dataset}'s files do not carry here: the ingest reads ${served.join(', ')} of ${ctx.dataset}`);
   if (!model) fail(`cannot tell its model: the name follows neither dataset's naming and no global attribute (driving_model_id, model_id, source_id, title) names a ${ctx.dataset} model`);
   if (!ctx.models.includes(model)) {
     const why = LEFT_OUT_MODELS[ctx.dataset]?.[model];

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { VARIABLES } from './cfValues.js';
+import { CORE_VARIABLES } from '../../reference/datasetVariables.js';
 import { compareVersions, parseCmip6Name, type Cmip6Name } from './cmip6Names.js';
 
 /** A source file the ingest leaves out, and why (printed by the ingest). */
@@ -16,11 +16,12 @@ export interface SkippedFile {
  * - of several versions of one file (NEX-GDDP-CMIP6 `_v1.1` beside the v1.0 file; LOCA2's pr
  *   v20220519 beside its revision v20240915) the newest is read, the others skipped;
  * - LOCA2's monthly and yearly aggregates (`.monthly.nc`, `.yearly.nc`) are skipped: not daily values;
- * - other variables (hurs, huss, tas, ...) are skipped: the service serves tasmax, tasmin and pr.
+ * - other variables are skipped: those the dataset does not have here (`variables`: tasmax, tasmin
+ *   and pr, and NEX-GDDP-CMIP6's tas, hurs and huss), and the rest of the folder (sfcWind, rsds, ...).
  * Files whose names follow no CMIP6 naming are all kept (the CMIP5 namings and attribute-only
  * names are judged when read).
  */
-export function selectFiles(files: string[]): { files: string[]; skipped: SkippedFile[] } {
+export function selectFiles(files: string[], variables: readonly string[] = CORE_VARIABLES): { files: string[]; skipped: SkippedFile[] } {
   const skipped: SkippedFile[] = [];
   const daily: { file: string; name: Cmip6Name }[] = [];
   for (const file of files) {
@@ -28,8 +29,8 @@ export function selectFiles(files: string[]): { files: string[]; skipped: Skippe
     if (!name) continue;
     if (name.aggregate) {
       skipped.push({ file, reason: `a LOCA2 ${name.aggregate} aggregate, not daily values (the ingest reads the daily files, named without .${name.aggregate})` });
-    } else if (!(VARIABLES as string[]).includes(name.variable.toLowerCase())) {
-      skipped.push({ file, reason: `holds ${name.variable}; the service serves ${VARIABLES.join(', ')}` });
+    } else if (!variables.includes(name.variable.toLowerCase())) {
+      skipped.push({ file, reason: `holds ${name.variable}; the service serves ${variables.join(', ')}` });
     } else {
       daily.push({ file, name });
     }

@@ -25,6 +25,7 @@ import { DEFAULT_RANGE_CELLS, rangeCount } from './cellRanges.js';
 import { StagingDir } from './stagingDir.js';
 import { historicRanges } from '../summaries.js';
 import { isAlive } from '../buildFolder.js';
+import { datasetVariables } from '../../reference/datasetVariables.js';
 
 export { IngestError };
 
@@ -216,7 +217,7 @@ export async function planIngest(
   if (!grid || !fixture) throw new IngestError(`DATASET must be one of ${DATASETS.map((d) => d.name).join(', ')}; got '${opts.dataset}'`);
   const remote = opts.remote ? new Map(opts.remote.keys.map((k) => [k.path, k])) : undefined;
   const listed = remote ? [...remote.keys()] : listSourceFiles(opts.sources);
-  const selection = selectFiles(listed);
+  const selection = selectFiles(listed, datasetVariables(opts.dataset));
   selection.skipped.forEach(skipped);
   const files = selection.files;
   if (files.length === 0) {

@@ -11,6 +11,7 @@ import { forEachOnConnections } from '../../db/workers.js';
 import { loadSummaryMacros, writeSummaries, type CellRef, type SummaryRange } from '../summaries.js';
 import type { Variable } from './cfValues.js';
 import { mergeModelDays, type Contribution } from './cellRows.js';
+import { hasHumidity } from '../../reference/datasetVariables.js';
 import type { StagedFile } from './stagedFile.js';
 
 /** Ingested days with tasmin above tasmax, for one tasmin file (reported, not dropped). */
@@ -68,28 +69,33 @@ export interface RangeResult extends BatchResult {
 const BATCH_ROWS = 4_000_000;
 const MAX_BATCH_CELLS = 512;
 const VECTOR = 2048;
-const FRESH_TYPES = [INTEGER, UTINYINT, USMALLINT, DATE, FLOAT, FLOAT, FLOAT, UTINYINT];
+const FRESH_TYPES = [INTEGER, UTINYINT, USMALLINT, DATE, FLOAT, FLOAT, FLOAT, FLOAT, FLOAT, FLOAT, UTINYINT];
 
 /** Appends fresh rows a DuckDB vector (2,048 rows) at a time, from typed arrays: no value is boxed. */
 class FreshAppender {
   private n = 0;
   private readonly cols = {
     cell: new Int32Array(VECTOR), scenario: new Uint8Array(VECTOR), model: new Uint16Array(VECTOR), date: new Int32Array(VECTOR),
-    tasmax: new Float32Array(VECTOR), tasmin: new Float32Array(VECTOR), pr: new Float32Array(VECTOR), covered: new Uint8Array(VECTOR),
+    tasmax: new Float32Array(VECTOR), tasmin: new Float32Array(VECTOR), pr: new Float32Array(VECTOR),
+    tas: new Float32Array(VECTOR), hurs: new Float32Array(VECTOR), huss: new Float32Array(VECTOR), covered: new Uint8Array(VECTOR),
   };
   rows = 0;
   constructor(private readonly appender: DuckDBAppender) {}
 
-  add(cell: number, scenario: number, model: number, date: number, tasmax: number, tasmin: number, pr: number, covered: number) {
+  /** One row: `values` per variable (cellRows.ts's VARIABLE_INDEX), read at slot `s`. */
+  add(cell: number, scenario: number, model: number, date: number, values: Float32Array[], s: number, covered: number) {
     const c = this.cols;
     const k = this.n++;
     c.cell[k] = cell;
     c.scenario[k] = scenario;
     c.model[k] = model;
     c.date[k] = date;
-    c.tasmax[k] = tasmax;
-    c.tasmin[k] = tasmin;
-    c.pr[k] = pr;
+    c.tasmax[k] = values[0]![s]!;
+    c.tasmin[k] = values[1]![s]!;
+    c.pr[k] = values[2]![s]!;
+    c.tas[k] = values[3]![s]!;
+    c.hurs[k] = values[4]![s]!;
+    c.huss[k] = values[5]![s]!;
     c.covered[k] = covered;
     if (this.n === VECTOR) this.flush();
   }
@@ -231,11 +237,11 @@ export class Reducer {
           const md = mergeModelDays(list);
           if (!md) continue;
           scenarios.add(scenario);
-          const [tx, tn, pr] = md.values;
+          const [tx, tn] = md.values as [Float32Array, Float32Array];
           for (let s = 0; s < md.covered.length; s++) {
             if (md.covered[s] === 0) continue;
-            rows.add(cell, scenario, model, md.first + s, tx[s]!, tn[s]!, pr[s]!, md.covered[s]!);
-            if (tn[s]! > tx[s]!) this.noteInverted(list, ctx.models[model]!, ctx.scenarios[scenario]!, md.sources[1][s]!, md.sources[0][s]!, md.first + s, tn[s]! - tx[s]!);
+            rows.add(cell, scenario, model, md.first + s, md.values, s, md.covered[s]!);
+            if (tn[s]! > tx[s]!) this.noteInverted(list, ctx.models[model]!, ctx.scenarios[scenario]!, md.sources[1]![s]!, md.sources[0]![s]!, md.first + s, tn[s]! - tx[s]!);
           }
         }
         for (const scenario of scenarios) touched.push({ cell, scenario });
@@ -315,7 +321,10 @@ export class Reducer {
     const previous = hadPrevious
       ? 'read_parquet($previous)'
       : '(SELECT NULL::VARCHAR AS model, NULL::DATE AS date, NULL::FLOAT AS tasmax, NULL::FLOAT AS tasmin, NULL::FLOAT AS pr WHERE false)';
-    const select = sqlFile('ingest/merge_partition.sql').replace('{{previous}}', previous);
+    const merged = sqlFile('ingest/merge_partition.sql').replace('{{previous}}', previous);
+    // The columns the default build writes for the dataset (src/ingest/synthetic.ts): tas, hurs and huss only
+    // where its files carry them, so that a LOCA2 partition stays as the build wrote it.
+    const select = hasHumidity(this.ctx.dataset) ? merged : `SELECT model, date, tasmax, tasmin, pr FROM (${merged}) ORDER BY model, date`;
     const tmp = `${file}.tmp-${process.pid}`;
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const params: Record<string, unknown> = { scenario, cell, models: listValue(this.ctx.models) };
