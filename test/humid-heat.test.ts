@@ -34,8 +34,8 @@ async function days(model: string, scenario: string, years: string, variables: s
   return res.body.data;
 }
 /** An answer in Arrow, read. */
-async function arrowTable(url: string) {
-  const res = await get(url)
+async function arrowTable(url: string, app = t) {
+  const res = await get(url, app)
     .set('Accept', 'application/vnd.apache.arrow.stream')
     .buffer(true)
     .parse((r, done) => {
@@ -258,6 +258,14 @@ describe('the humid-heat indicators', () => {
     for (const name of ['max_wet_bulb_temperature', 'max_heat_index']) {
       const res = await get(`/api/climate-data/${NYC}/historical/indicator/${name}/?${CMIP6}&years=1985:2014&return_period=20&agg=median`, long).expect(200);
       expect(Number.isFinite(res.body.data['20'].median)).toBe(true);
+      // The models left out, named in the CSV and Arrow return levels as in the JSON.
+      expect(res.body.models_left_out.length).toBeGreaterThan(0);
+      const csv = await get(`/api/climate-data/${NYC}/historical/indicator/${name}/?${CMIP6}&years=1985:2014&return_period=20&agg=median&format=csv`, long).expect(200);
+      const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+      expect(csv.text.split('\n')[0]).toBe('location,dataset,scenario,indicator,units,fitting_window,models_left_out,return_period,statistic,value');
+      for (const r of rows) expect(r.models_left_out).toBe(res.body.models_left_out.map((x: { model: string; lacks: string[] }) => `${x.model}: ${x.lacks.join(' ')}`).join('; '));
+      const table = await arrowTable(`/api/climate-data/${NYC}/historical/indicator/${name}/?${CMIP6}&years=1985:2014&return_period=20&agg=median`, long);
+      expect(JSON.parse(table.schema.metadata.get('models_left_out')!)).toEqual(res.body.models_left_out);
     }
     const res = await get(`/api/climate-data/${NYC}/historical/indicator/heat_index_threshold/?${CMIP6}&years=1985:2014&return_period=20&threshold=80&threshold_units=F&threshold_comparator=gt`, long).expect(400);
     expect(res.body.detail).toContain('return_period');

@@ -1,7 +1,7 @@
 import { dictionaryColumn, dictionaryIndices, floatColumn, ipcStream, type Column } from '../../http/arrowTable.js';
 import { csvLine } from '../../http/csv.js';
 import { WINDOW_YEARS } from '../../reference/warmingLevels.js';
-import { scenarioLabel } from '../indicatorCsv.js';
+import { LEFT_OUT_CSV_COLUMN, leftOutField, scenarioLabel } from '../indicatorCsv.js';
 import { warmingHeadJson } from '../warmingJson.js';
 import type { TableLabels } from '../../climate/tableLabels.js';
 import { dataJson, indicatorHead } from '../indicatorData.js';
@@ -130,7 +130,7 @@ export function returnLevelCsvHeader(plan: IndicatorPlan): string {
   const rl = rlOf(plan);
   const change = plan.relativeTo ? (rl.inverse ? ['relative_to'] : ['relative_to', 'change']) : [];
   return [
-    'location', 'dataset', 'scenario', 'indicator', 'units', 'fitting_window', ...change, ...(plan.warming ? ['warming_level'] : []), periodColumn(plan), 'statistic', 'value', ...modelColumns(plan),
+    'location', 'dataset', 'scenario', 'indicator', 'units', 'fitting_window', ...change, ...(plan.leftOut.length > 0 ? [LEFT_OUT_CSV_COLUMN] : []), ...(plan.warming ? ['warming_level'] : []), periodColumn(plan), 'statistic', 'value', ...modelColumns(plan),
   ].join(',') + '\n';
 }
 
@@ -138,6 +138,8 @@ export function returnLevelCsvHeader(plan: IndicatorPlan): string {
 export function returnLevelCsvRows(plan: IndicatorPlan, labels: TableLabels, rows: ReturnLevelRows): string {
   const rl = rlOf(plan);
   const change = plan.relativeTo ? [`${plan.relativeTo.start_year}-${plan.relativeTo.end_year}`, ...(rl.inverse ? [] : [plan.relativeTo.change])] : [];
+  // As the indicator tables say it: the request's models are not the models the levels are fitted over.
+  if (plan.leftOut.length > 0) change.push(leftOutField(plan.leftOut));
   let out = '';
   for (const row of tableRows(plan, rows)) {
     const value = row.value === null || !Number.isFinite(row.value) ? '' : String(row.value);
@@ -228,6 +230,7 @@ export class ReturnLevelArrow<P = undefined> {
         ['time_aggregation', plan.timeAggregation],
         ['units', answerUnits(plan)],
         ['climate_models', JSON.stringify(plan.models)],
+        ...(plan.leftOut.length > 0 ? [['models_left_out', JSON.stringify(plan.leftOut)] as [string, string]] : []),
         ['return_levels', JSON.stringify(returnLevelsJson(plan))],
         ...(plan.warming ? [['warming_levels', warmingHeadJson(plan.warming)] as [string, string]] : []),
         ...(plan.relativeTo ? [['relative_to', JSON.stringify(rl.inverse ? { start_year: plan.relativeTo.start_year, end_year: plan.relativeTo.end_year } : plan.relativeTo)] as [string, string]] : []),
