@@ -10,7 +10,7 @@
  * BENCH_BASELINE=<folder of another checkout> starts that checkout's compiled server on its own
  * data as well (BENCH_BASELINE_DATA_DIR, default its `data/build`; build both first: make setup
  * build), and runs every round on both servers, which one first alternating by round: old and new
- * in one run. Alone: BENCH_ONLY='every indicator' (make bench runs bench/ingest.ts after it; bench/run.ts alone does not).
+ * in one run; BENCH_CENTURY_INDICATORS=name,... for a few of them. Alone: BENCH_ONLY='every indicator' (make bench runs bench/ingest.ts after it; bench/run.ts alone does not).
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -62,6 +62,13 @@ export const CENTURY_REQUESTS: [name: string, query: string][] = [
   ['dry_spells', ''],
   ['max_consecutive_dry_days', ''],
 ];
+
+/**
+ * BENCH_CENTURY_INDICATORS (comma-separated indicator names): only their requests, with frost_days's,
+ * which the ratios are to: a quick old-against-new check of a few.
+ */
+const ONLY_INDICATORS = process.env.BENCH_CENTURY_INDICATORS?.split(',').filter(Boolean);
+const REQUESTS = ONLY_INDICATORS ? CENTURY_REQUESTS.filter(([name]) => name === 'frost_days' || ONLY_INDICATORS.includes(name)) : CENTURY_REQUESTS;
 
 /** Round r's way of writing 2006-2100: whole, or split after 2006 + r years. */
 const yearsOf = (round: number) => (round === 0 ? '2006:2100' : `2006:${2006 + round * 11},${2007 + round * 11}:2100`);
@@ -140,13 +147,13 @@ export interface CenturyResult {
 
 export async function centuryBench(servers: Server[]): Promise<CenturyResult> {
   const times: Times = new Map(servers.map((s) => [s.name, new Map()]));
-  process.stderr.write(`bench: ${CENTURY_BENCH}: ${CENTURY_REQUESTS.length} requests x ${ROUNDS} rounds on ${servers.map((s) => s.name).join(' and ')}...\n`);
+  process.stderr.write(`bench: ${CENTURY_BENCH}: ${REQUESTS.length} requests x ${ROUNDS} rounds on ${servers.map((s) => s.name).join(' and ')}...\n`);
   // Warm-up: every request once, on a way of writing the years the rounds do not use.
-  for (const server of servers) await timeInOrder(server, CENTURY_REQUESTS.map((q) => pathOf(q, ROUNDS + 1)));
-  await rounds(servers, CENTURY_REQUESTS, times, 1);
+  for (const server of servers) await timeInOrder(server, REQUESTS.map((q) => pathOf(q, ROUNDS + 1)));
+  await rounds(servers, REQUESTS, times, 1);
   // The slowest plain request of the server measured last (this checkout's), then its change and warming-level forms.
   const own = times.get(servers.at(-1)!.name)!;
-  const slowest = CENTURY_REQUESTS.filter(([, query]) => query === '').sort((a, b) => median(own.get(label(b))!) - median(own.get(label(a))!))[0]!;
+  const slowest = REQUESTS.filter(([, query]) => query === '').sort((a, b) => median(own.get(label(b))!) - median(own.get(label(a))!))[0]!;
   const extra: [string, string][] = [slowest, [slowest[0], 'relative_to=1971'], [slowest[0], 'warming_level=2.0']];
   process.stderr.write(`bench: ${slowest[0]}, its relative_to=1971 and warming_level=2.0, ${ROUNDS} rounds...\n`);
   const extraTimes: Times = new Map(servers.map((s) => [s.name, new Map()]));
@@ -171,7 +178,7 @@ export function printCentury(r: CenturyResult) {
   for (const s of r.servers) {
     const m = r.medians[s]!;
     const plain = m[`${r.slowest} (again)`]!;
-    const worst = Math.max(...CENTURY_REQUESTS.map((q) => m[label(q)]! / frost(s)));
+    const worst = Math.max(...REQUESTS.map((q) => m[label(q)]! / frost(s)));
     console.log(
       `${s}: the largest ratio to frost_days ${worst.toFixed(2)} (target <= 2); on the slowest, ${r.slowest}: relative_to=1971 ${(m[`${r.slowest.split(' ')[0]} relative_to=1971`]! / plain).toFixed(2)}x, warming_level=2.0 ${(m[`${r.slowest.split(' ')[0]} warming_level=2.0`]! / plain).toFixed(2)}x its plain request (target <= 1.5)`,
     );
