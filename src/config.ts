@@ -120,7 +120,7 @@ const envSchema = z.object({
   /** make export-worker and the server with QUEUE_URL: how long an export task stays a worker's without a renewal; a killed worker's task is retried after one to two of these. */
   EXPORT_LOCK_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1000).default(60_000)),
   /**
-   * make fetch (src/archive/): each publisher's base URL, below which the paths are the publisher's
+   * make fetch (src/ingest/archive/): each publisher's base URL, below which the paths are the publisher's
    * own; the defaults are the real public addresses, a mirror, a proxy or a test server stands in.
    */
   ARCHIVE_URL_NEX_GDDP_CMIP6: z.string().url().default('https://nex-gddp-cmip6.s3.us-west-2.amazonaws.com'),

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { FetchError } from '../archive/fetchError.js';
+import { FetchError } from '../ingest/archive/fetchError.js';
 import { parseBbox } from '../ingest/netcdf/cellSelection.js';
 import { IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 import { fetchRegion } from '../ingest/fetchRegion.js';

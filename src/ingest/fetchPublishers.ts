@@ -1,9 +1,9 @@
-import type { DownloadEngine } from '../archive/download.js';
-import { Loca2Folders } from '../archive/loca2.js';
-import { LOCA, NasanexIndex, NEX_GDDP } from '../archive/nasanex.js';
-import { boxOf, NexGddpCmip6Ncss } from '../archive/ncss.js';
-import { NexGddpCmip6S3 } from '../archive/nexGddpCmip6.js';
-import type { Publisher } from '../archive/publisher.js';
+import type { DownloadEngine } from './archive/download.js';
+import { Loca2Folders } from './archive/loca2.js';
+import { LOCA, NasanexIndex, NEX_GDDP } from './archive/nasanex.js';
+import { boxOf, NexGddpCmip6Ncss } from './archive/ncss.js';
+import { NexGddpCmip6S3 } from './archive/nexGddpCmip6.js';
+import type { Publisher } from './archive/publisher.js';
 import type { DatasetFixture } from '../reference/fixtures.js';
 import type { Bbox } from './netcdf/cellSelection.js';
 import { IngestError } from './netcdf/ingest.js';

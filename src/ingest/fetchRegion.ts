@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DownloadsAhead, duration, FetchProgress } from '../archive/downloadsAhead.js';
-import { HostSlots } from '../archive/hostSlots.js';
-import { FetchError } from '../archive/fetchError.js';
-import type { ArchiveFile, Selection } from '../archive/publisher.js';
-import { DEFAULT_POLICY, type RetryPolicy } from '../archive/retries.js';
+import { DownloadsAhead, duration, FetchProgress } from './archive/downloadsAhead.js';
+import { HostSlots } from './archive/hostSlots.js';
+import { FetchError } from './archive/fetchError.js';
+import type { ArchiveFile, Selection } from './archive/publisher.js';
+import { DEFAULT_POLICY, type RetryPolicy } from './archive/retries.js';
 import { DATASETS, type DatasetFixture } from '../reference/fixtures.js';
 import { CORE_VARIABLES, datasetVariables } from '../reference/datasetVariables.js';
 import { archiveUrlOf, publisherFor, type ArchiveUrls } from './fetchPublishers.js';
@@ -26,7 +26,7 @@ export interface FetchOptions {
   dryRun?: boolean;
   /** Publishers' base URLs and the download settings (src/config.ts). */
   archiveUrls: ArchiveUrls;
-  /** s3 (default): whole files from the bucket; ncss: each file's subset over the box from NCSS_URL_NEX_GDDP_CMIP6 (src/archive/ncss.ts). */
+  /** s3 (default): whole files from the bucket; ncss: each file's subset over the box from NCSS_URL_NEX_GDDP_CMIP6 (src/ingest/archive/ncss.ts). */
   via?: 's3' | 'ncss';
   ncssUrl?: string;
   concurrency: number;

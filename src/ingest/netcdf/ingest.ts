@@ -44,7 +44,7 @@ export interface IngestOptions {
   blockBytes?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
-  /** Files not on disk yet (make fetch, src/archive/): read instead of `sources`, each fetched as the map step reaches it. */
+  /** Files not on disk yet (make fetch, src/ingest/archive/): read instead of `sources`, each fetched as the map step reaches it. */
   remote?: RemoteFiles;
 }
 

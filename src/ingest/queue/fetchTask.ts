@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { HostSlots } from '../../archive/hostSlots.js';
-import { DEFAULT_POLICY } from '../../archive/retries.js';
+import { HostSlots } from '../archive/hostSlots.js';
+import { DEFAULT_POLICY } from '../archive/retries.js';
 import { DATASETS } from '../../reference/fixtures.js';
 import { publisherFor } from '../fetchPublishers.js';
 import { IngestError } from '../netcdf/ingestError.js';

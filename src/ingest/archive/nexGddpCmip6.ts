@@ -4,7 +4,7 @@ import { fetchText } from './fetchText.js';
 import { FetchError } from './fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from './publisher.js';
 import { listObjects } from './s3Listing.js';
-import { compareVersions, parseCmip6Name } from '../ingest/netcdf/cmip6Names.js';
+import { compareVersions, parseCmip6Name } from '../netcdf/cmip6Names.js';
 
 /**
  * NEX-GDDP-CMIP6 on AWS S3 (bucket nex-gddp-cmip6, ../shared/reference/archive-access.md section 1):

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { GRIDS } from '../reference/grids.js';
-import type { Calendar } from '../reference/fixtures.js';
-import type { Bbox } from '../ingest/netcdf/cellSelection.js';
+import { GRIDS } from '../../reference/grids.js';
+import type { Calendar } from '../../reference/fixtures.js';
+import type { Bbox } from '../netcdf/cellSelection.js';
 import { download, type DownloadEngine, type Downloaded, md5Of } from './download.js';
 import { FetchError } from './fetchError.js';
 import { NexGddpCmip6S3 } from './nexGddpCmip6.js';

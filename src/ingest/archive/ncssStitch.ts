@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import type { AttrValue } from '../ingest/netcdf/cfValues.js';
-import { openGridFile } from '../ingest/netcdf/extract.js';
-import type { GridFile } from '../ingest/netcdf/gridFile.js';
-import { netcdf3Bytes, type Nc3Attr } from '../ingest/netcdf/netcdf3Writer.js';
+import type { AttrValue } from '../netcdf/cfValues.js';
+import { openGridFile } from '../netcdf/extract.js';
+import type { GridFile } from '../netcdf/gridFile.js';
+import { netcdf3Bytes, type Nc3Attr } from '../netcdf/netcdf3Writer.js';
 import { FetchError } from './fetchError.js';
 
 /** Attributes compared with the data's stored numbers: written in the data's type (float), so a float fill still matches. */
