@@ -71,7 +71,8 @@ const ONLY_INDICATORS = process.env.BENCH_CENTURY_INDICATORS?.split(',').filter(
 const REQUESTS = ONLY_INDICATORS ? CENTURY_REQUESTS.filter(([name]) => name === 'frost_days' || ONLY_INDICATORS.includes(name)) : CENTURY_REQUESTS;
 
 /** Round r's way of writing 2006-2100: whole, or split after 2006 + r years. */
-const yearsOf = (round: number) => (round === 0 ? '2006:2100' : `2006:${2006 + round * 11},${2007 + round * 11}:2100`);
+// The split year steps by 11 modulo 94 (coprime): distinct for up to 94 rounds, and always inside 2006-2100.
+const yearsOf = (round: number) => (round === 0 ? '2006:2100' : `2006:${2006 + ((round * 11) % 94)},${2007 + ((round * 11) % 94)}:2100`);
 const label = ([name, query]: [string, string]) => (query ? `${name} ${query}` : name);
 /** A warming level takes no years: its paths are made distinct by how the level is written (2.0, 2.00, ...). */
 const pathOf = ([name, query]: [string, string], round: number) =>
