@@ -125,6 +125,35 @@ describe('the templates in a DuckDB CLI session, for two cells at once', () => {
   });
 });
 
+describe('accumulated_freezing_degree_days from the monthly summaries', () => {
+  // Every time aggregation but custom spans reads the summaries' afdd_* columns; they must equal the
+  // days folded (max_running_sum) to the bit, offset years included, for every model, with and
+  // without a gap in the years, and for the baseline's periods.
+  it.each(['yearly', 'quarterly', 'monthly', 'offset_yearly'])('%s equals the days folded', async (agg) => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      await runCliScript(conn, CLI_SESSION.replaceAll("'data/build/", `'${dataDir}/`).replace(/^\.read sql\/indicators\/average_high_temperature\.sql$/m, ''));
+      await conn.run(`SET VARIABLE models = NULL::VARCHAR[]`);
+      await conn.run(`SET VARIABLE time_aggregation = '${agg}'`);
+      const rows = async (sql: string) =>
+        (await conn.runAndReadAll(`SELECT cell, period, model, value FROM (${sql}) ORDER BY cell, period, model`)).getRowObjectsJS().map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? Number(v) : v)));
+      for (const [years, baseline] of [['range(2050, 2101)', 'NULL'], ['[2050, 2051, 2053, 2054, 2055]', 'range(1971, 1976)']]) {
+        await conn.run(`SET VARIABLE years = ${years}::INTEGER[]`);
+        await conn.run(`SET VARIABLE baseline_years = ${baseline}::INTEGER[]`);
+        const months = await rows(`FROM freezing_per_model(getvariable('time_aggregation'), getvariable('baseline_years'))`);
+        const days = await rows(`FROM max_running_sum(below_freezing(tasmax, tasmin), getvariable('baseline_years'))`);
+        expect(months.length, `${agg} ${years}`).toBeGreaterThanOrEqual(3);
+        expect(months.some((r) => JSON.parse(r).value > 0)).toBe(true);
+        expect(months, `${agg} ${years} ${baseline}`).toEqual(days);
+      }
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  });
+});
+
 describe('month_cutting_days', () => {
   it('has the columns and types of indicator_days whether it reads the days or not', async () => {
     const db = await DuckDBInstance.create(':memory:');

@@ -221,6 +221,7 @@ describe(`indicator values against a re-implementation, on multi-day data: ${dat
       return best * 1.8;
     };
     expectClose(await data('accumulated_freezing_degree_days', 'time_aggregation=offset_yearly'), oracle(PERIODS.offset_yearly!, afdd, { offset: true }));
+    for (const agg of ['yearly', 'quarterly', 'monthly']) expectClose(await data('accumulated_freezing_degree_days', `time_aggregation=${agg}`), oracle(PERIODS[agg]!, afdd));
   });
 
   it('thresholds in their units, and percentiles of daily values', async () => {
@@ -463,6 +464,7 @@ describe('whole-month periods from the monthly summaries', () => {
   const SUMMARISED = [
     'frost_days', 'max_high_temperature', 'min_low_temperature', 'average_high_temperature', 'average_low_temperature', 'diurnal_temperature_range',
     'total_precipitation', 'max_1day_precipitation', 'max_nday_precipitation', 'cooling_degree_days', 'heating_degree_days', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index',
+    'accumulated_freezing_degree_days',
   ];
   const QUARTERS = '1-1:3-31,4-1:6-30,7-1:9-30,10-1:12-31';
   const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}-1:${i + 1}-${new Date(Date.UTC(2001, i + 1, 0)).getUTCDate() + (i === 1 ? 1 : 0)}`).join(',');

@@ -137,6 +137,34 @@ function foldModel(s: Sums, runs: Runs, d: ModelDays, monthAt: Int32Array, first
   }
 }
 
+/**
+ * Accumulated freezing degree days of one model's periods: the days in date order, each period
+ * (`periodAt[date - first]`, -1 for none) folded from its first day as the template's
+ * running_sum_fold folds them (a running total of 273.15 - (tasmax + tasmin) / 2 floored at 0, and
+ * its greatest value), with the same double arithmetic, so the value is the same to the bit. Each
+ * period's value goes to `out[base + period]`.
+ */
+function foldFreezing(out: Float64Array, d: ModelDays, periodAt: Int32Array, first: number, base: number) {
+  const { tasmax: tx, tasmin: tn, date } = d;
+  let period = -1;
+  let total = 0;
+  let best = 0;
+  for (let r = 0; r < date.length; r++) {
+    const p = periodAt[date[r]! - first]!;
+    if (p !== period) {
+      if (period >= 0) out[base + period] = best;
+      period = p;
+      total = 0;
+      best = 0;
+    }
+    if (p < 0) continue;
+    const t = total + (273.15 - (tx[r]! + tn[r]!) / 2);
+    if (t > best) best = t;
+    total = t > 0 ? t : 0;
+  }
+  if (period >= 0) out[base + period] = best;
+}
+
 /** `column[j] = from[stride * ks[j] + offset]`: a plain loop, where a closure per column made the call site megamorphic. */
 function gather<T extends Int32Array | Float64Array>(out: T, from: T, ks: Int32Array, stride = 1, offset = 0): T {
   for (let j = 0; j < ks.length; j++) out[j] = from[stride * ks[j]! + offset]!;
@@ -167,6 +195,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // What every model shares on a day of the span: its month's place and each heat series' norm.
   const span = withRows.length > 0 ? last - first + 1 : 0;
   const monthAt = new Int32Array(span);
+  // The freezing degree days' periods of each day: quarter, year, and the offset year (from day 181
+  // of a year to day 180 of the next; -1 before the first year's).
+  const quarterAt = new Int32Array(span);
+  const yearAt = new Int32Array(span);
+  const offsetYearAt = new Int32Array(span);
   const norm = Array.from({ length: HEAT }, () => new Float64Array(span).fill(NaN));
   const bySlot = new Map(norms.map((r) => [r.slot, [r.n1, r.n2, r.n3, r.n4]]));
   for (let i = 0; i < span; i++) {
@@ -174,6 +207,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
     const year = d.getUTCFullYear();
     monthAt[i] = (year - y0) * 12 + d.getUTCMonth();
     const slot = ((first + i) * DAY_MS - Date.UTC(year, 0, 1)) / DAY_MS;
+    quarterAt[i] = monthAt[i]! / 3 | 0;
+    yearAt[i] = year - y0;
+    offsetYearAt[i] = year - y0 - (slot < 180 ? 1 : 0);
     bySlot.get(slot)?.forEach((v, h) => v !== null && (norm[h]![i] = v));
   }
 
@@ -188,6 +224,19 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // One function call per model, not one loop in this function: V8 optimises a small function once,
   // where the loop inlined here was deoptimised and recompiled 9 times in a cell of NEX-GDDP (854 ms).
   for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
+  const years = months / 12;
+  const freezing = {
+    month: new Float64Array(size).fill(NaN),
+    quarter: new Float64Array(size / 3).fill(NaN),
+    year: new Float64Array(size / 12).fill(NaN),
+    offsetYear: new Float64Array(size / 12).fill(NaN),
+  };
+  for (const d of days) {
+    foldFreezing(freezing.month, d, monthAt, first, d.model * months);
+    foldFreezing(freezing.quarter, d, quarterAt, first, d.model * (months / 3));
+    foldFreezing(freezing.year, d, yearAt, first, d.model * years);
+    foldFreezing(freezing.offsetYear, d, offsetYearAt, first, d.model * years);
+  }
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
 
   // NaN (NULL in the file) where no n days end in the month.
@@ -199,9 +248,13 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const ks = new Int32Array(withDays);
   for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
+  // An offset year counts where the model has days in the next year (indicator_days): k's year + 1.
+  const daysInYear = new Int32Array(size / 12);
+  for (let k = 0; k < size; k++) daysInYear[(k / 12) | 0]! += count[k]!;
+  const offsetYearOf = (k: number) => ((k % months) + 12 < months && daysInYear[((k / 12) | 0) + 1]! > 0 ? freezing.offsetYear[(k / 12) | 0]! : NaN);
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_month', 'afdd_quarter', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -223,6 +276,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
+        // Each month's row holds its periods' values (NaN: none, NULL in the file).
+        gather(new Float64Array(ks.length), freezing.month, ks),
+        columnOf(new Float64Array(ks.length), ks, (k) => freezing.quarter[(k / 3) | 0]!),
+        columnOf(new Float64Array(ks.length), ks, (k) => freezing.year[(k / 12) | 0]!),
+        columnOf(new Float64Array(ks.length), ks, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
