@@ -79,8 +79,9 @@ digits AS (
 -- 4, 8 and 16 true days start.
 -- Accumulated freezing degree days of each month, quarter, year and offset year (from day 181 of a
 -- year to day 180 of the next), each folded from the period's first day as the template folds the
--- days (running_sum_fold): the afdd_* columns, a period's value on each of its months' rows, an
--- offset year's on the rows of the year it starts in where the model has days in the next year.
+-- days (running_sum_fold): the afdd_* columns, a period's value on the row of its first month (NULL
+-- on the others, which cost almost nothing to write), an offset year's on the first row of the year
+-- it starts in where the model has days in the next year.
 freezing_days AS (
   SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, dayofyear(date) AS doy,
          {'date': date, 'v': below_freezing(tasmax::DOUBLE, tasmin::DOUBLE)} AS d
@@ -88,18 +89,20 @@ freezing_days AS (
   WHERE below_freezing(tasmax::DOUBLE, tasmin::DOUBLE) IS NOT NULL
 ),
 freezing_months AS (SELECT model, year, month, running_sum_fold(list(d)) AS afdd_month FROM freezing_days GROUP BY ALL),
-freezing_quarters AS (SELECT model, year, (month + 2) // 3 AS quarter, running_sum_fold(list(d)) AS afdd_quarter FROM freezing_days GROUP BY ALL),
-freezing_years AS (SELECT model, year, running_sum_fold(list(d)) AS afdd_year FROM freezing_days GROUP BY ALL),
+freezing_quarters AS (
+  SELECT model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_quarter FROM freezing_days GROUP BY model, year, (month + 2) // 3
+),
+freezing_years AS (SELECT model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_year FROM freezing_days GROUP BY model, year),
 freezing_offset_years AS (
   SELECT model, year - (doy <= 180)::INTEGER AS year, running_sum_fold(list(d)) AS afdd_offset_year FROM freezing_days GROUP BY ALL
 ),
 freezing AS (
   SELECT m.model, m.year, m.month, fm.afdd_month, fq.afdd_quarter, fy.afdd_year,
-         CASE WHEN nx.year IS NOT NULL THEN fo.afdd_offset_year END AS afdd_offset_year
+         CASE WHEN nx.year IS NOT NULL AND fy.year IS NOT NULL THEN fo.afdd_offset_year END AS afdd_offset_year
   FROM (SELECT model, year, month FROM digits) AS m
   LEFT JOIN freezing_months AS fm ON fm.model = m.model AND fm.year = m.year AND fm.month = m.month
-  LEFT JOIN freezing_quarters AS fq ON fq.model = m.model AND fq.year = m.year AND fq.quarter = (m.month + 2) // 3
-  LEFT JOIN freezing_years AS fy ON fy.model = m.model AND fy.year = m.year
+  LEFT JOIN freezing_quarters AS fq ON fq.model = m.model AND fq.year = m.year AND fq.first_month = m.month
+  LEFT JOIN freezing_years AS fy ON fy.model = m.model AND fy.year = m.year AND fy.first_month = m.month
   LEFT JOIN freezing_offset_years AS fo ON fo.model = m.model AND fo.year = m.year
   LEFT JOIN (SELECT DISTINCT model, year - 1 AS year FROM digits) AS nx ON nx.model = m.model AND nx.year = m.year
 ),

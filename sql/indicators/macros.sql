@@ -264,6 +264,21 @@ CREATE OR REPLACE MACRO month_cutting_days(agg) AS TABLE
 CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
   SELECT cell, period, model, reduce AS value FROM request_days(baseline_years) GROUP BY cell, period, model;
 
+-- Days on which cond holds, per cell, period and model, 0 where it holds on none of the period's
+-- days: count(*) FILTER (WHERE cond) over request_days, but for whole-month periods the days are
+-- filtered before they are grouped (DuckDB applies a filter on a column in the Parquet scan) and
+-- the periods with days come from the monthly summaries, which have a row for every month with
+-- days: a quarter less time for a century of 21 models than counting with FILTER. Offset years and
+-- custom spans count with FILTER (month_cutting_days).
+CREATE OR REPLACE MACRO count_days_per_model(cond, agg, baseline_years) AS TABLE
+  SELECT m.cell, m.period, m.model, coalesce(d.value, 0) AS value
+  FROM (SELECT DISTINCT cell, period, model FROM request_months(baseline_years)) AS m
+  LEFT JOIN (SELECT cell, period, model, count(*) AS value FROM request_days(baseline_years)
+             WHERE whole_months(agg) AND cond GROUP BY cell, period, model) AS d
+    ON d.cell = m.cell AND d.period = m.period AND d.model = m.model
+  UNION ALL
+  SELECT cell, period, model, count(*) FILTER (WHERE cond) AS value FROM month_cutting_days(agg) GROUP BY cell, period, model;
+
 -- months_per_model's whole-month periods alone (it takes the same arguments): what the service
 -- runs for a yearly, quarterly or monthly request (servedStatement in src/indicators/query.ts),
 -- whose days branch is empty anyway. Binding and running that empty branch cost a yearly
@@ -353,9 +368,10 @@ CREATE OR REPLACE MACRO max_running_sum(x, baseline_years) AS TABLE
 CREATE OR REPLACE MACRO below_freezing(tasmax, tasmin) AS 273.15 - (tasmax + tasmin) / 2;
 
 -- The monthly summaries' accumulated freezing degree days for the chosen models and years, with
--- each row's period id: afdd_month, afdd_quarter and afdd_year hold the value of the row's month,
--- quarter and year, afdd_offset_year that of the offset year starting in the row's year (written
--- only where the model has days in the next year, as indicator_days asks), each folded from the
+-- each row's period id: afdd_month holds the value of the row's month; afdd_quarter and afdd_year
+-- that of its quarter and year on the period's first row (NULL on the others), afdd_offset_year that of the
+-- offset year starting in the row's year on the year's first row (written only where the model
+-- has days in the next year, as indicator_days asks), each folded from the
 -- period's first day as max_running_sum folds the days (sql/build/monthly_summary.sql). An offset
 -- year counts only where the next year is asked for too, as offset_years has it.
 CREATE OR REPLACE MACRO freezing_month_rows(monthly_file, models, years, agg) AS TABLE
@@ -370,8 +386,7 @@ CREATE OR REPLACE MACRO freezing_month_rows(monthly_file, models, years, agg) AS
     AND (agg <> 'offset_yearly' OR list_contains(years, year + 1));
 
 -- accumulated_freezing_degree_days per cell, period and model, in K: every time aggregation but
--- custom spans from the monthly summaries (freezing_month_rows: a period's value on each of its
--- months' rows), about 24,000 rows a century instead of a sort and fold of 700,000 days; custom
+-- custom spans from the monthly summaries (freezing_month_rows), about 24,000 rows a century instead of a sort and fold of 700,000 days; custom
 -- spans fold their days (max_running_sum). The baseline's rows follow, their period ids negated, as
 -- request_days has them. query() binds only the statement it is given.
 CREATE OR REPLACE MACRO freezing_per_model(agg, baseline_years) AS TABLE

@@ -137,32 +137,55 @@ function foldModel(s: Sums, runs: Runs, d: ModelDays, monthAt: Int32Array, first
   }
 }
 
+/** The freezing degree days' kinds of period: month, quarter, year and offset year (from day 181 of a year to day 180 of the next). */
+const FREEZING_KINDS = 4;
+
 /**
- * Accumulated freezing degree days of one model's periods: the days in date order, each period
- * (`periodAt[date - first]`, -1 for none) folded from its first day as the template's
- * running_sum_fold folds them (a running total of 273.15 - (tasmax + tasmin) / 2 floored at 0, and
- * its greatest value), with the same double arithmetic, so the value is the same to the bit. Each
- * period's value goes to `out[base + period]`.
+ * Accumulated freezing degree days of one model's periods of each kind, in one pass over its days
+ * in date order: day i is in period `periodAt[4 i + q]` of kind q (-1: none), each folded from its
+ * first day as the template's running_sum_fold folds them (a running total of 273.15 - (tasmax +
+ * tasmin) / 2 floored at 0, and its greatest value), with the same double arithmetic, so the value
+ * is the same to the bit. A period's value goes to `out[q][bases[q] + period]`.
  */
-function foldFreezing(out: Float64Array, d: ModelDays, periodAt: Int32Array, first: number, base: number) {
+function foldFreezing(out: Float64Array[], d: ModelDays, periodAt: Int32Array, first: number, bases: number[]) {
   const { tasmax: tx, tasmin: tn, date } = d;
-  let period = -1;
-  let total = 0;
-  let best = 0;
+  const period = new Int32Array(FREEZING_KINDS).fill(-1);
+  const total = new Float64Array(FREEZING_KINDS);
+  const best = new Float64Array(FREEZING_KINDS);
   for (let r = 0; r < date.length; r++) {
-    const p = periodAt[date[r]! - first]!;
-    if (p !== period) {
-      if (period >= 0) out[base + period] = best;
-      period = p;
-      total = 0;
-      best = 0;
+    const i = FREEZING_KINDS * (date[r]! - first);
+    const v = 273.15 - (tx[r]! + tn[r]!) / 2;
+    for (let q = 0; q < FREEZING_KINDS; q++) {
+      const p = periodAt[i + q]!;
+      if (p !== period[q]) {
+        if (period[q]! >= 0) out[q]![bases[q]! + period[q]!] = best[q]!;
+        period[q] = p;
+        total[q] = 0;
+        best[q] = 0;
+      }
+      if (p < 0) continue;
+      const t = total[q]! + v;
+      if (t > best[q]!) best[q] = t;
+      total[q] = t > 0 ? t : 0;
     }
-    if (p < 0) continue;
-    const t = total + (273.15 - (tx[r]! + tn[r]!) / 2);
-    if (t > best) best = t;
-    total = t > 0 ? t : 0;
   }
-  if (period >= 0) out[base + period] = best;
+  for (let q = 0; q < FREEZING_KINDS; q++) if (period[q]! >= 0) out[q]![bases[q]! + period[q]!] = best[q]!;
+}
+
+/**
+ * `column[j] = values[period of ks[j]]` on the first row of each period (ks are sorted, a period's
+ * `monthsPer` months in a row), NaN on the others: a period's value once, as few bytes as a column
+ * of a value per month's row would take.
+ */
+function onFirstRow(ks: Int32Array, monthsPer: number, value: (period: number) => number): Float64Array {
+  const out = new Float64Array(ks.length);
+  let previous = -1;
+  for (let j = 0; j < ks.length; j++) {
+    const period = (ks[j]! / monthsPer) | 0;
+    out[j] = period !== previous ? value(period) : NaN;
+    previous = period;
+  }
+  return out;
 }
 
 /** `column[j] = from[stride * ks[j] + offset]`: a plain loop, where a closure per column made the call site megamorphic. */
@@ -195,11 +218,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // What every model shares on a day of the span: its month's place and each heat series' norm.
   const span = withRows.length > 0 ? last - first + 1 : 0;
   const monthAt = new Int32Array(span);
-  // The freezing degree days' periods of each day: quarter, year, and the offset year (from day 181
-  // of a year to day 180 of the next; -1 before the first year's).
-  const quarterAt = new Int32Array(span);
-  const yearAt = new Int32Array(span);
-  const offsetYearAt = new Int32Array(span);
+  // The freezing degree days' periods of each day, FREEZING_KINDS a day: month, quarter, year, and
+  // the offset year (-1 before the first year's).
+  const freezingAt = new Int32Array(FREEZING_KINDS * span);
   const norm = Array.from({ length: HEAT }, () => new Float64Array(span).fill(NaN));
   const bySlot = new Map(norms.map((r) => [r.slot, [r.n1, r.n2, r.n3, r.n4]]));
   for (let i = 0; i < span; i++) {
@@ -207,9 +228,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
     const year = d.getUTCFullYear();
     monthAt[i] = (year - y0) * 12 + d.getUTCMonth();
     const slot = ((first + i) * DAY_MS - Date.UTC(year, 0, 1)) / DAY_MS;
-    quarterAt[i] = monthAt[i]! / 3 | 0;
-    yearAt[i] = year - y0;
-    offsetYearAt[i] = year - y0 - (slot < 180 ? 1 : 0);
+    freezingAt.set([monthAt[i]!, (monthAt[i]! / 3) | 0, year - y0, year - y0 - (slot < 180 ? 1 : 0)], FREEZING_KINDS * i);
     bySlot.get(slot)?.forEach((v, h) => v !== null && (norm[h]![i] = v));
   }
 
@@ -224,19 +243,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // One function call per model, not one loop in this function: V8 optimises a small function once,
   // where the loop inlined here was deoptimised and recompiled 9 times in a cell of NEX-GDDP (854 ms).
   for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
-  const years = months / 12;
-  const freezing = {
-    month: new Float64Array(size).fill(NaN),
-    quarter: new Float64Array(size / 3).fill(NaN),
-    year: new Float64Array(size / 12).fill(NaN),
-    offsetYear: new Float64Array(size / 12).fill(NaN),
-  };
-  for (const d of days) {
-    foldFreezing(freezing.month, d, monthAt, first, d.model * months);
-    foldFreezing(freezing.quarter, d, quarterAt, first, d.model * (months / 3));
-    foldFreezing(freezing.year, d, yearAt, first, d.model * years);
-    foldFreezing(freezing.offsetYear, d, offsetYearAt, first, d.model * years);
-  }
+  // Per kind, the value of each (model, period), as k indexes months: month k, quarter k / 3, year k / 12.
+  const freezing = [1, 3, 12, 12].map((monthsPer) => new Float64Array(size / monthsPer).fill(NaN));
+  for (const d of days) foldFreezing(freezing, d, freezingAt, first, [1, 3, 12, 12].map((monthsPer) => (d.model * months) / monthsPer));
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
 
   // NaN (NULL in the file) where no n days end in the month.
@@ -251,7 +260,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // An offset year counts where the model has days in the next year (indicator_days): k's year + 1.
   const daysInYear = new Int32Array(size / 12);
   for (let k = 0; k < size; k++) daysInYear[(k / 12) | 0]! += count[k]!;
-  const offsetYearOf = (k: number) => ((k % months) + 12 < months && daysInYear[((k / 12) | 0) + 1]! > 0 ? freezing.offsetYear[(k / 12) | 0]! : NaN);
+  const offsetYearOf = (year: number) => ((year % (months / 12)) + 1 < months / 12 && daysInYear[year + 1]! > 0 ? freezing[3]![year]! : NaN);
   return {
     names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_month', 'afdd_quarter', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
     types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
@@ -276,11 +285,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
-        // Each month's row holds its periods' values (NaN: none, NULL in the file).
-        gather(new Float64Array(ks.length), freezing.month, ks),
-        columnOf(new Float64Array(ks.length), ks, (k) => freezing.quarter[(k / 3) | 0]!),
-        columnOf(new Float64Array(ks.length), ks, (k) => freezing.year[(k / 12) | 0]!),
-        columnOf(new Float64Array(ks.length), ks, offsetYearOf),
+        // A quarter's, year's and offset year's values on their first month's row (NaN: none, NULL in the file).
+        gather(new Float64Array(ks.length), freezing[0]!, ks),
+        onFirstRow(ks, 3, (quarter) => freezing[1]![quarter]!),
+        onFirstRow(ks, 12, (year) => freezing[2]![year]!),
+        onFirstRow(ks, 12, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
