@@ -401,7 +401,7 @@ describe('data build: synthetic climate files', () => {
 
   // The freezing degree days came later (issue 37) and are checked against the days elsewhere
   // (test/cli-session.test.ts); leaving them out keeps every older column's checksum.
-  const HEAT_AS_MAP = `SELECT * EXCLUDE (heat_1951, heat_1961, heat_1971, afdd_month, afdd_quarter, afdd_year, afdd_offset_year),
+  const HEAT_AS_MAP = `SELECT * EXCLUDE (heat_1951, heat_1961, heat_1971, afdd_year, afdd_offset_year),
     nullif(map_from_entries(list_filter([{'k': 1951, 'v': heat_1951}, {'k': 1961, 'v': heat_1961}, {'k': 1971, 'v': heat_1971}], e -> e.v IS NOT NULL)), MAP {}) AS heat`;
   it('writes the CMIP5 files as recorded from the generator (checksums), whatever the CMIP6 cells beside them', async () => {
     // Per tree: files, rows, and an order-independent checksum of every row and its file's place,

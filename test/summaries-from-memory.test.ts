@@ -83,16 +83,14 @@ describe('summaries from the days in memory', () => {
         const [covered] = await q<Record<string, number>>(`SELECT sum(frost_days)::INT frost, count(dry)::INT dry, ${heat} FROM ${a}`);
         expect(Object.values(covered!).every((v) => v > 0), JSON.stringify(covered)).toBe(true);
         expect(Object.keys(covered!)).toHaveLength(2 + ranges.length);
-        // Freezing degree days: every month row holds its month's; a quarter's and a year's are on
-        // their first month's row; an offset year's only where the model has the next year's days,
-        // so none starts in the last year.
+        // Freezing degree days: a year's on its first month's row; an offset year's only where the
+        // model has the next year's days, so none starts in the last year.
         const yearCount = years[1] - years[0] + 1;
         const [afdd] = await q<Record<string, number>>(
-          `SELECT count(afdd_month)::INT n_months, count(afdd_quarter)::INT n_quarters, count(afdd_year)::INT n_years,
-                  count(afdd_year) FILTER (WHERE month = 1)::INT january, count(afdd_offset_year)::INT n_offset_years,
-                  count(afdd_offset_year) FILTER (WHERE year = ${years[1]})::INT in_last FROM ${a}`,
+          `SELECT count(afdd_year)::INT n_years, count(afdd_year) FILTER (WHERE month = 1)::INT january,
+                  count(afdd_offset_year)::INT n_offset_years, count(afdd_offset_year) FILTER (WHERE year = ${years[1]})::INT in_last FROM ${a}`,
         );
-        expect(afdd).toEqual({ n_months: modelCount * yearCount * 12, n_quarters: modelCount * yearCount * 4, n_years: modelCount * yearCount, january: modelCount * yearCount, n_offset_years: modelCount * (yearCount - 1), in_last: 0 });
+        expect(afdd).toEqual({ n_years: modelCount * yearCount, january: modelCount * yearCount, n_offset_years: modelCount * (yearCount - 1), in_last: 0 });
         // Days that no model has (Feb 29 where every model is noleap, a 360-day model's gaps alone) are NULL in both.
         const [gaps] = await q<{ empty: number; noModel: number }>(
           `SELECT count(*) FILTER (WHERE tasmax_avg IS NULL)::INT empty,

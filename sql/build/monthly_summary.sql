@@ -77,34 +77,27 @@ digits AS (
 ),
 -- Each run series' true and false days as bits (its first gap closed), and where its windows of 2,
 -- 4, 8 and 16 true days start.
--- Accumulated freezing degree days of each month, quarter, year and offset year (from day 181 of a
--- year to day 180 of the next), each folded from the period's first day as the template folds the
--- days (running_sum_fold): the afdd_* columns, a period's value on the row of its first month (NULL
--- on the others, which cost almost nothing to write), an offset year's on the first row of the year
--- it starts in where the model has days in the next year.
+-- Accumulated freezing degree days of each year and offset year (from day 181 of a year to day 180
+-- of the next), each folded from the period's first day as the template folds the days
+-- (running_sum_fold): afdd_year and afdd_offset_year, on the row of the year's first month (NULL on
+-- the others, which cost almost nothing to write), an offset year's only where the model has days
+-- in the next year.
 freezing_days AS (
   SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, dayofyear(date) AS doy,
          {'date': date, 'v': below_freezing(tasmax::DOUBLE, tasmin::DOUBLE)} AS d
   FROM read_parquet($file)
   WHERE below_freezing(tasmax::DOUBLE, tasmin::DOUBLE) IS NOT NULL
 ),
-freezing_months AS (SELECT model, year, month, running_sum_fold(list(d)) AS afdd_month FROM freezing_days GROUP BY ALL),
-freezing_quarters AS (
-  SELECT model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_quarter FROM freezing_days GROUP BY model, year, (month + 2) // 3
-),
 freezing_years AS (SELECT model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_year FROM freezing_days GROUP BY model, year),
 freezing_offset_years AS (
   SELECT model, year - (doy <= 180)::INTEGER AS year, running_sum_fold(list(d)) AS afdd_offset_year FROM freezing_days GROUP BY ALL
 ),
 freezing AS (
-  SELECT m.model, m.year, m.month, fm.afdd_month, fq.afdd_quarter, fy.afdd_year,
-         CASE WHEN nx.year IS NOT NULL AND fy.year IS NOT NULL THEN fo.afdd_offset_year END AS afdd_offset_year
-  FROM (SELECT model, year, month FROM digits) AS m
-  LEFT JOIN freezing_months AS fm ON fm.model = m.model AND fm.year = m.year AND fm.month = m.month
-  LEFT JOIN freezing_quarters AS fq ON fq.model = m.model AND fq.year = m.year AND fq.first_month = m.month
-  LEFT JOIN freezing_years AS fy ON fy.model = m.model AND fy.year = m.year AND fy.first_month = m.month
-  LEFT JOIN freezing_offset_years AS fo ON fo.model = m.model AND fo.year = m.year
-  LEFT JOIN (SELECT DISTINCT model, year - 1 AS year FROM digits) AS nx ON nx.model = m.model AND nx.year = m.year
+  SELECT fy.model, fy.year, fy.first_month AS month, fy.afdd_year,
+         CASE WHEN nx.year IS NOT NULL THEN fo.afdd_offset_year END AS afdd_offset_year
+  FROM freezing_years AS fy
+  LEFT JOIN freezing_offset_years AS fo ON fo.model = fy.model AND fo.year = fy.year
+  LEFT JOIN (SELECT DISTINCT model, year - 1 AS year FROM digits) AS nx ON nx.model = fy.model AND nx.year = fy.year
 ),
 closed AS (
   SELECT *,
@@ -177,7 +170,7 @@ runs AS (
 -- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
 SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
-       afdd_month, afdd_quarter, afdd_year, afdd_offset_year, dry,
+       afdd_year, afdd_offset_year, dry,
        CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet{{heat_columns}}
 FROM runs LEFT JOIN freezing USING (model, year, month)
 ORDER BY model, year, month

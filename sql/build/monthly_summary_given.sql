@@ -13,15 +13,14 @@ WITH m AS (
          CASE WHEN NOT isnan(rx2day) THEN rx2day END AS rx2day, CASE WHEN NOT isnan(rx3day) THEN rx3day END AS rx3day, CASE WHEN NOT isnan(rx4day) THEN rx4day END AS rx4day, CASE WHEN NOT isnan(rx5day) THEN rx5day END AS rx5day, CASE WHEN NOT isnan(rx6day) THEN rx6day END AS rx6day, CASE WHEN NOT isnan(rx7day) THEN rx7day END AS rx7day, CASE WHEN NOT isnan(rx8day) THEN rx8day END AS rx8day, CASE WHEN NOT isnan(rx9day) THEN rx9day END AS rx9day, CASE WHEN NOT isnan(rx10day) THEN rx10day END AS rx10day,
          -- NaN: no day above (below) the base, NULL as fsum of no rows.
          CASE WHEN NOT isnan(cooling_65f) THEN cooling_65f END AS cooling_65f, CASE WHEN NOT isnan(heating_65f) THEN heating_65f END AS heating_65f,
-         -- NaN: no value for the period (an offset year without the next year's days).
-         CASE WHEN NOT isnan(afdd_month) THEN afdd_month END AS afdd_month, CASE WHEN NOT isnan(afdd_quarter) THEN afdd_quarter END AS afdd_quarter,
+         -- NaN: no value (a year's rows but its first, an offset year without the next year's days).
          CASE WHEN NOT isnan(afdd_year) THEN afdd_year END AS afdd_year, CASE WHEN NOT isnan(afdd_offset_year) THEN afdd_offset_year END AS afdd_offset_year,
          {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
          {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
          CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
   FROM row_source($summaries::INTEGER)
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_month, afdd_quarter, afdd_year, afdd_offset_year, dry, not_wet{{heat_columns}}
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, dry, not_wet{{heat_columns}}
 -- No ORDER BY: the rows come sorted by model, year and month (the order of their index k), and a
 -- COPY keeps the order it reads (preserve_insertion_order): a sort would only cost.
 FROM m

@@ -137,35 +137,25 @@ function foldModel(s: Sums, runs: Runs, d: ModelDays, monthAt: Int32Array, first
   }
 }
 
-/** Where foldFreezing puts each period's value: by month k, quarter k / 3, year k / 12 and offset year (by its first year's k / 12). */
+/** Where foldFreezing puts each period's value: a year's at its first month's k / 12, an offset year's at its first year's. */
 interface Freezing {
-  month: Float64Array;
-  quarter: Float64Array;
   year: Float64Array;
   offsetYear: Float64Array;
 }
 
 /**
- * Accumulated freezing degree days of one model's months, quarters, years and offset years (from
- * day 181 of a year to day 180 of the next), in one pass over its days in date order: day i is in
- * month `monthAt[i]` and offset year `offsetYearAt[i]` (-1: none) of the span, and every period is
+ * Accumulated freezing degree days of one model's years and offset years (from day 181 of a year
+ * to day 180 of the next), in one pass over its days in date order: day i is in year
+ * `monthAt[i] / 12` and offset year `offsetYearAt[i]` (-1: none) of the span, and every period is
  * folded from its first day as the template's running_sum_fold folds it (a running total of 273.15
  * - (tasmax + tasmin) / 2 floored at 0, and its greatest value), with the same double arithmetic,
- * so the value is the same to the bit. The four folds are written out one by one: a loop over
- * them with their state in arrays took the build's summaries 40% longer.
+ * so the value is the same to the bit. The folds are written out one by one: a loop over them with
+ * their state in arrays took the build's summaries 40% longer.
  */
-function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYearAt: Int32Array, first: number, base: number) {
+function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYearAt: Int32Array, first: number, yearBase: number) {
   const { tasmax: tx, tasmin: tn, date } = d;
-  const quarterBase = base / 3;
-  const yearBase = base / 12;
-  let m = -1;
-  let q = -1;
   let y = -1;
   let o = -1;
-  let mTotal = 0;
-  let mBest = 0;
-  let qTotal = 0;
-  let qBest = 0;
   let yTotal = 0;
   let yBest = 0;
   let oTotal = 0;
@@ -173,34 +163,14 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
   for (let r = 0; r < date.length; r++) {
     const i = date[r]! - first;
     const v = 273.15 - (tx[r]! + tn[r]!) / 2;
-    const month = monthAt[i]!;
-    if (month !== m) {
-      if (m >= 0) out.month[base + m] = mBest;
-      m = month;
-      mTotal = 0;
-      mBest = 0;
-      const quarter = (month / 3) | 0;
-      if (quarter !== q) {
-        if (q >= 0) out.quarter[quarterBase + q] = qBest;
-        q = quarter;
-      qTotal = 0;
-      qBest = 0;
-      }
-      const year = (month / 12) | 0;
-      if (year !== y) {
-        if (y >= 0) out.year[yearBase + y] = yBest;
-        y = year;
+    const year = (monthAt[i]! / 12) | 0;
+    if (year !== y) {
+      if (y >= 0) out.year[yearBase + y] = yBest;
+      y = year;
       yTotal = 0;
       yBest = 0;
-      }
     }
-    let t = mTotal + v;
-    if (t > mBest) mBest = t;
-    mTotal = t > 0 ? t : 0;
-    t = qTotal + v;
-    if (t > qBest) qBest = t;
-    qTotal = t > 0 ? t : 0;
-    t = yTotal + v;
+    let t = yTotal + v;
     if (t > yBest) yBest = t;
     yTotal = t > 0 ? t : 0;
     const offsetYear = offsetYearAt[i]!;
@@ -215,8 +185,6 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
     if (t > oBest) oBest = t;
     oTotal = t > 0 ? t : 0;
   }
-  if (m >= 0) out.month[base + m] = mBest;
-  if (q >= 0) out.quarter[quarterBase + q] = qBest;
   if (y >= 0) out.year[yearBase + y] = yBest;
   if (o >= 0) out.offsetYear[yearBase + o] = oBest;
 }
@@ -291,13 +259,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // One function call per model, not one loop in this function: V8 optimises a small function once,
   // where the loop inlined here was deoptimised and recompiled 9 times in a cell of NEX-GDDP (854 ms).
   for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
-  const freezing: Freezing = {
-    month: new Float64Array(size).fill(NaN),
-    quarter: new Float64Array(size / 3).fill(NaN),
-    year: new Float64Array(size / 12).fill(NaN),
-    offsetYear: new Float64Array(size / 12).fill(NaN),
-  };
-  for (const d of days) foldFreezing(freezing, d, monthAt, offsetYearAt, first, d.model * months);
+  const freezing: Freezing = { year: new Float64Array(size / 12).fill(NaN), offsetYear: new Float64Array(size / 12).fill(NaN) };
+  for (const d of days) foldFreezing(freezing, d, monthAt, offsetYearAt, first, (d.model * months) / 12);
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
 
   // NaN (NULL in the file) where no n days end in the month.
@@ -314,8 +277,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0; k < size; k++) daysInYear[(k / 12) | 0]! += count[k]!;
   const offsetYearOf = (year: number) => ((year % (months / 12)) + 1 < months / 12 && daysInYear[year + 1]! > 0 ? freezing.offsetYear[year]! : NaN);
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_month', 'afdd_quarter', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -337,9 +300,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
-        // A quarter's, year's and offset year's values on their first month's row (NaN: none, NULL in the file).
-        gather(new Float64Array(ks.length), freezing.month, ks),
-        onFirstRow(ks, 3, (quarter) => freezing.quarter[quarter]!),
+        // A year's and an offset year's values on the year's first month's row (NaN: none, NULL in the file).
         onFirstRow(ks, 12, (year) => freezing.year[year]!),
         onFirstRow(ks, 12, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
