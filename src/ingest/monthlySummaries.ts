@@ -190,17 +190,17 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
 }
 
 /**
- * `column[j] = values[period of ks[j]]` on the first row of each period (ks are sorted, a period's
- * `monthsPer` months in a row), NaN on the others: a period's value once, as few bytes as a column
- * of a value per month's row would take.
+ * `column[j] = value(year of ks[j])` on the first row of each (model, year) (ks are sorted, k / 12
+ * the year), NaN on the others: a year's value once, as few bytes as a column of a value per
+ * month's row would take.
  */
-function onFirstRow(ks: Int32Array, monthsPer: number, value: (period: number) => number): Float64Array {
+function onYearsFirstRow(ks: Int32Array, value: (year: number) => number): Float64Array {
   const out = new Float64Array(ks.length);
   let previous = -1;
   for (let j = 0; j < ks.length; j++) {
-    const period = (ks[j]! / monthsPer) | 0;
-    out[j] = period !== previous ? value(period) : NaN;
-    previous = period;
+    const year = (ks[j]! / 12) | 0;
+    out[j] = year !== previous ? value(year) : NaN;
+    previous = year;
   }
   return out;
 }
@@ -301,8 +301,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
         columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
         // A year's and an offset year's values on the year's first month's row (NaN: none, NULL in the file).
-        onFirstRow(ks, 12, (year) => freezing.year[year]!),
-        onFirstRow(ks, 12, offsetYearOf),
+        onYearsFirstRow(ks, (year) => freezing.year[year]!),
+        onYearsFirstRow(ks, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
       ],
     ],
