@@ -44,7 +44,8 @@ $(STAMP): package-lock.json
 	npm ci
 	@touch $(STAMP)
 
-# The compiled server (scripts/build-dist.ts), rebuilt when a source, sql/, the explorer page's
+# The compiled server and command-line tools (scripts/build-dist.ts; under tsx a tool that reads
+# NetCDF spent 5 s translating h5wasm at each start), rebuilt when a source, sql/, the explorer page's
 # web/, the lockfile, the tsconfig esbuild reads or a build script changed. The folders are
 # listed too: a removed or renamed file changes its folder's time only.
 DIST := dist/server.js
@@ -78,15 +79,15 @@ test: typecheck
 data: $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts
 
-summaries: $(STAMP)
-	DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/summaries.ts
+summaries: $(DIST)
+	DATA_DIR="$(DATA_DIR)" node dist/cli/summaries.js
 
-user: $(STAMP)
-	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" $(TSX) src/cli/user.ts
+user: $(DIST)
+	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" node dist/cli/user.js
 
 # The accounts schema in PostgreSQL (ACCOUNTS_URL); servers also do it at start.
-migrate: $(STAMP)
-	$(TSX) src/cli/migrate.ts
+migrate: $(DIST)
+	node dist/cli/migrate.js
 
 bench: setup $(DIST)
 	SERVER_NODE_OPTIONS="$(SERVER_NODE_OPTIONS)" DATA_DIR="$(DATA_DIR)" $(TSX) bench/run.ts
@@ -95,30 +96,30 @@ bench: setup $(DIST)
 bench-layout: setup
 	DATA_DIR="$(DATA_DIR)" $(TSX) bench/layout.ts
 
-ingest: setup
-	@DATA_DIR="$(DATA_DIR)" $(TSX) src/cli/ingest.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
+ingest: setup $(DIST)
+	@DATA_DIR="$(DATA_DIR)" node dist/cli/ingest.js --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
 # A region straight from the publisher's archive (src/archive/, src/ingest/fetchRegion.ts): listed from its index, downloaded a few files at a time, ingested.
-fetch: setup
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/fetch.ts --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
+fetch: setup $(DIST)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/fetch.js --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
-ingest-enqueue: $(STAMP)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestEnqueue.ts --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
+ingest-enqueue: $(DIST)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/ingestEnqueue.js --dataset="$(DATASET)" --src="$(SRC)" --points="$(POINTS)" --bbox="$(BBOX)" --range-cells="$(RANGE_CELLS)"
 
-ingest-worker: $(STAMP)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" $(TSX) src/cli/ingestWorker.ts
+ingest-worker: $(DIST)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" EXIT_WHEN_IDLE="$(EXIT_WHEN_IDLE)" INGEST_LOCK_MS="$(INGEST_LOCK_MS)" node dist/cli/ingestWorker.js
 
 # Export jobs on the queue (src/export/exportQueue.ts): servers with QUEUE_URL add them, these workers run them.
-export-worker: $(STAMP)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/exportWorker.ts
+export-worker: $(DIST)
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/exportWorker.js
 
 # The export rate of a 1-degree box, 5 models, 30 years of tasmax (bench/export.ts; docs/benchmarks.md).
 bench-export: $(STAMP)
 	$(TSX) bench/export.ts
 
-ingest-status: $(STAMP)
-	@QUEUE_URL="$(QUEUE_URL)" $(TSX) src/cli/ingestStatus.ts --job="$(JOB)" --wait="$(WAIT)"
+ingest-status: $(DIST)
+	@QUEUE_URL="$(QUEUE_URL)" node dist/cli/ingestStatus.js --job="$(JOB)" --wait="$(WAIT)"
 
 # A scale model of the publishers' archives (scripts/archiveModel/archive.ts), for make ingest and the benchmarks.
 ARCHIVE_DIR ?= .tmp/archive

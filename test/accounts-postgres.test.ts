@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { PostgresAccountStore } from '../src/auth/postgresAccountStore.js';
 import { loadConfig, ROOT } from '../src/config.js';
 import { startPostgres, type PostgresServer } from '../scripts/localServers/postgres.js';
 import { testApp, type TestApp } from './helpers.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * ACCOUNTS_URL: accounts in a real PostgreSQL (Debian's package, started in a temporary folder),
@@ -124,8 +124,7 @@ describe('PostgreSQL account store', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ACCOUNTS_URL: pg.url };
     delete env.TOKEN_SECRET;
     delete env.TOKEN_SECRET_FILE;
-    const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-    const started = promisify(execFile)(tsx, ['src/server.ts'], { cwd: ROOT, env, encoding: 'utf8', timeout: 20_000 });
+    const started = promisify(execFile)(process.execPath, [compiled('src/server.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 20_000 });
     const failed = (await started.then(() => undefined, (err: unknown) => err)) as { code?: number; stderr?: string } | undefined;
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toMatch(/ACCOUNTS_URL: set TOKEN_SECRET or TOKEN_SECRET_FILE too/);
@@ -173,10 +172,9 @@ describe('PostgreSQL account store', () => {
 
   it('make user and make migrate work against PostgreSQL; every replica sees the account', async () => {
     const env = { ...process.env, ACCOUNTS_URL: pg.url, TOKEN_SECRET: SECRET };
-    const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-    const migrated = await promisify(execFile)(tsx, ['src/cli/migrate.ts'], { cwd: ROOT, env, encoding: 'utf8' });
+    const migrated = await promisify(execFile)(process.execPath, [compiled('src/cli/migrate.ts')], { cwd: ROOT, env, encoding: 'utf8' });
     expect(migrated.stdout).toMatch(/up to date/);
-    const made = await promisify(execFile)(tsx, ['src/cli/user.ts', '--email', 'analyst@example.com', '--password', 'analyst-password'], { cwd: ROOT, env, encoding: 'utf8' });
+    const made = await promisify(execFile)(process.execPath, [compiled('src/cli/user.ts'), '--email', 'analyst@example.com', '--password', 'analyst-password'], { cwd: ROOT, env, encoding: 'utf8' });
     const token = made.stdout.trim().split('\n').pop()!;
     const [a, b] = [await replica(), await replica()];
     expect((await cities(a, token)).status).toBe(200);

@@ -14,10 +14,10 @@ import { hashPassword, needsRehash, SCRYPT_PARAMS, verifyPassword } from '../src
 import { loadConfig, ROOT, type Config } from '../src/config.js';
 import { errorHandler } from '../src/http/errors.js';
 import { throttledDetail } from '../src/http/throttleStore.js';
+import { compiled } from './support/compiled.js';
 
 const run = promisify(execFile);
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const USER_SCRIPT = path.join(ROOT, 'src', 'cli', 'user.ts');
+const USER_SCRIPT = compiled('src/cli/user.ts');
 /** Cheap parameters for accounts whose password the tests never log in with. */
 const CHEAP = { N: 2 ** 10, r: 8, p: 1 };
 
@@ -345,7 +345,7 @@ describe('make user (src/cli/user.ts)', () => {
 
     // This process holds the file while the CLI starts: the CLI waits for it.
     const held = await DuckDBInstance.create(config.ACCOUNTS_DB);
-    const creating = run(TSX, [USER_SCRIPT, '--email', 'Erin@Example.com', '--password', 'first-password'], { env });
+    const creating = run(process.execPath, [USER_SCRIPT, '--email', 'Erin@Example.com', '--password', 'first-password'], { env });
     await new Promise((r) => setTimeout(r, 1_500));
     held.closeSync();
     const created = await creating;
@@ -356,7 +356,7 @@ describe('make user (src/cli/user.ts)', () => {
     expect((await obtain({ email: 'erin@example.com', password: 'first-password' }, srv).expect(200)).body.token).toBe(token);
 
     // Reset while the server keeps using the file.
-    const resetting = run(TSX, [USER_SCRIPT, '--email', 'erin@example.com', '--password', 'second-password', '--burst-rate', '100/min'], {
+    const resetting = run(process.execPath, [USER_SCRIPT, '--email', 'erin@example.com', '--password', 'second-password', '--burst-rate', '100/min'], {
       env: { ...env, EMAIL: 'ignored@example.com' },
     });
     const busy = await Promise.all(Array.from({ length: 5 }, () => obtain({ email: 'busy@example.com', password: 'wrong' }, srv)));
@@ -370,7 +370,7 @@ describe('make user (src/cli/user.ts)', () => {
     expect((await au.accounts.getById(2))!.burstRate).toBe('100/min');
 
     // Environment variables work too (make user EMAIL=... PASSWORD=...).
-    const viaEnv = await run(TSX, [USER_SCRIPT, '--clear-rates'], { env: { ...env, EMAIL: 'erin@example.com', PASSWORD: 'third-password' } });
+    const viaEnv = await run(process.execPath, [USER_SCRIPT, '--clear-rates'], { env: { ...env, EMAIL: 'erin@example.com', PASSWORD: 'third-password' } });
     expect(lastLine(viaEnv.stdout)).toBe(token);
     expect((await au.accounts.getById(2))!.burstRate).toBeNull();
   }, 60_000);
@@ -388,7 +388,7 @@ describe('make user (src/cli/user.ts)', () => {
     ];
     await Promise.all(
       cases.map(([args, message]) =>
-        expect(run(TSX, [USER_SCRIPT, ...args], { env: { ...env, EMAIL: '', PASSWORD: '' } })).rejects.toMatchObject({
+        expect(run(process.execPath, [USER_SCRIPT, ...args], { env: { ...env, EMAIL: '', PASSWORD: '' } })).rejects.toMatchObject({
           code: 1,
           stdout: '',
           stderr: expect.stringMatching(message),

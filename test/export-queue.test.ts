@@ -9,6 +9,7 @@ import { ROOT } from '../src/config.js';
 import type { ExportJob } from '../src/export/exportStore.js';
 import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 import { tempExportDir, testApp, type TestApp } from './helpers.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * Exports on the queue (QUEUE_URL: BullMQ on a real redis-server, workers as real processes of
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 /** A worker process; `log` is what it wrote to stderr so far. */
 function startWorker(exportDir = dir): { child: ChildProcess; exited: Promise<void>; log: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'exportWorker.ts')], {
+  const child = spawn(process.execPath, [compiled('src/cli/exportWorker.ts')], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: inject('dataDir'), EXPORT_DIR: exportDir, EXPORT_LOCK_MS: LOCK_MS },
     stdio: ['ignore', 'ignore', 'pipe'],

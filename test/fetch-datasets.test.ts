@@ -12,6 +12,7 @@ import { fetchRegion, recordFile, type FetchOptions, type FetchRecord } from '..
 import { testApp } from './helpers.js';
 import { copyOfTestData, partitionRows, series, THROTTLE } from './ingest-support.js';
 import { localFetchSettings, startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * make fetch of NEX-GDDP and LOCA (the nasanex bucket's JSON indexes) and LOCA2 (Scripps's folder
@@ -246,7 +247,7 @@ describe('make fetch LOCA2: the region split', () => {
     const dir = copyOfTestData(tmpRoot, 'LOCA2-cli');
     const c = CASES[2]!;
     // Spawned, not spawnSync: the stand-in server answers from this process's event loop.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/fetch.ts', '--dataset=LOCA2', `--bbox=${c.box.join(',')}`, '--dry-run=1', '--models=', '--scenarios=', '--variables=', '--years=', '--via=', '--points=', '--range-cells='], {
+    const child = spawn(process.execPath, [compiled('src/cli/fetch.ts'), '--dataset=LOCA2', `--bbox=${c.box.join(',')}`, '--dry-run=1', '--models=', '--scenarios=', '--variables=', '--years=', '--via=', '--points=', '--range-cells='], {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dir, ARCHIVE_URL_LOCA2: `${server.url}/LOCA2`, QUEUE_URL: '', DOWNLOAD_DIR: path.join(tmpRoot, 'LOCA2-dl-cli') },
       stdio: ['ignore', 'ignore', 'pipe'],

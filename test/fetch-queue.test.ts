@@ -12,6 +12,7 @@ import { connectionOf, mapTaskId, QUEUE_NAME, type MapResult } from '../src/inge
 import { copyOfTestData } from './ingest-support.js';
 import { BOX, expectSamePartitions, MODELS, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * make fetch with QUEUE_URL (a real redis-server, workers as real processes): the map tasks of the
@@ -43,7 +44,7 @@ function servedBuild(name: string): string {
 const filesUnder = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : []);
 
 function startWorker(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'ingestWorker.ts')], {
+  const child = spawn(process.execPath, [compiled('src/cli/ingestWorker.ts')], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: dataDir, EXIT_WHEN_IDLE: '1', INGEST_LOCK_MS: LOCK_MS },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -60,7 +61,7 @@ function enqueueFetch(dataDir: string, downloads: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/fetch.ts', '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='],
+      [compiled('src/cli/fetch.ts'), '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='],
       { cwd: ROOT, env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: dataDir, ARCHIVE_URL_NEX_GDDP_CMIP6: s3.url, DOWNLOAD_DIR: downloads, FETCH_CONCURRENCY: '2' } },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`${err.message}\n${stderr}`));

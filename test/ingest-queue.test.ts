@@ -15,6 +15,7 @@ import { testApp, type TestApp } from './helpers.js';
 import { copyOfTestData, get, NYC, THROTTLE } from './ingest-support.js';
 import { freePort, until } from '../scripts/localServers/ports.js';
 import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * The ingest on a queue (BullMQ on a real redis-server, workers as real processes): a box ingested
@@ -33,7 +34,6 @@ const LOCA2_BOX: Bbox = [-63.65, 44.6, -63.4, 44.75];
 /** Short leases: a killed worker's task goes to another in seconds (the default is a minute). */
 const LOCK_MS = '4000';
 const SECRET = 'queue-test-token-secret-of-32-chars-or-more';
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 let redis: RedisServer;
 let queue: Queue;
@@ -88,7 +88,7 @@ interface WorkerProcess {
 }
 
 function startWorker(): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'ingestWorker.ts')], {
+  const child = spawn(process.execPath, [compiled('src/cli/ingestWorker.ts')], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current, EXIT_WHEN_IDLE: '1', INGEST_LOCK_MS: LOCK_MS },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -107,7 +107,7 @@ function startWorker(): WorkerProcess {
 }
 
 async function enqueue(dataset: string, src: string[], bbox: Bbox, rangeCells = ''): Promise<string> {
-  const { stdout } = await promisify(execFile)(TSX, ['src/cli/ingestEnqueue.ts', `--dataset=${dataset}`, `--src=${src.join(',')}`, `--bbox=${bbox.join(',')}`, '--points=', `--range-cells=${rangeCells}`], {
+  const { stdout } = await promisify(execFile)(process.execPath, [compiled('src/cli/ingestEnqueue.ts'), `--dataset=${dataset}`, `--src=${src.join(',')}`, `--bbox=${bbox.join(',')}`, '--points=', `--range-cells=${rangeCells}`], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current },
   });
@@ -118,7 +118,7 @@ async function enqueue(dataset: string, src: string[], bbox: Bbox, rangeCells = 
 
 async function status(job: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/ingestStatus.ts', `--job=${job}`], { cwd: ROOT, env: { ...process.env, QUEUE_URL: redis.url } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [compiled('src/cli/ingestStatus.ts'), `--job=${job}`], { cwd: ROOT, env: { ...process.env, QUEUE_URL: redis.url } }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr });
     });
   });
@@ -181,7 +181,10 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
     // Ranges of 4 target cells: the box's cells fall in several reduce tasks.
     const job = await enqueue('NEX-GDDP-CMIP6', [files.access!, files.accessPr!, files.canesm!, files.ukesm!], BOX, '4');
     expect((await status(job)).code).toBe(3);
+    // The second worker starts once the first has a task: started together, the quicker one could
+    // take every task before the other was caught in one (and its job publish after the next test's began).
     const a = startWorker();
+    await until('the first worker to start a task', async () => a.lines.some((l) => / started /.test(l)), 120_000);
     const b = startWorker();
     const killed = await killMidTask(a);
     const again = startWorker();
@@ -309,7 +312,7 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
   it('refuses a RANGE_CELLS that is not a whole number of cells, saying what it takes', async () => {
     for (const bad of ['0', '-5', '2.5', 'many']) {
       const run = await new Promise<{ code: number; err: string }>((resolve) => {
-        execFile(TSX, ['src/cli/ingestEnqueue.ts', '--dataset=NEX-GDDP-CMIP6', `--src=${files.access}`, `--range-cells=${bad}`], {
+        execFile(process.execPath, [compiled('src/cli/ingestEnqueue.ts'), '--dataset=NEX-GDDP-CMIP6', `--src=${files.access}`, `--range-cells=${bad}`], {
           cwd: ROOT,
           env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: current },
         }, (e, _out, stderr) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, err: stderr }));
@@ -344,9 +347,9 @@ describe('make ingest-enqueue / ingest-worker / ingest-status: the ingest on Bul
 async function serve() {
   const port = await freePort();
   const env = { ...process.env, DATA_DIR: current, ACCOUNTS_DB: path.join(tmpRoot, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmpRoot, 'server.pid') };
-  const { stdout } = await promisify(execFile)(TSX, ['src/cli/user.ts', '--email', 'queue@example.com', '--password', 'queue-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env });
+  const { stdout } = await promisify(execFile)(process.execPath, [compiled('src/cli/user.ts'), '--email', 'queue@example.com', '--password', 'queue-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env });
   const token = stdout.trim().split('\n').pop()!;
-  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  server = spawn(process.execPath, [compiled('src/server.ts')], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],

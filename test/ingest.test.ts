@@ -13,6 +13,7 @@ import { FORMER_SYNTHETIC_NOTE, SYNTHETIC_NOTE } from '../src/reference/fixtures
 import { cellAt, GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';
 import { cityCell, copyOfTestData as copyOfTestDataIn, expectClose, get, NYC, partitionRows, quiet, series, THROTTLE } from './ingest-support.js';
+import { compiled } from './support/compiled.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-ingest-'));
 afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -274,8 +275,8 @@ describe('make ingest: failures', () => {
     await writeSampleFixtures(samples);
     const env = { ...process.env, DATA_DIR: dir };
     const args = ['--dataset', 'NEX-GDDP', '--src', path.join(samples, 'nex')];
-    // node itself (not the tsx wrapper, which would leave its child running): the kill hits the ingest.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'ingest.ts'), ...args], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    // node itself (no wrapper that would leave its child running): the kill hits the ingest.
+    const child = spawn(process.execPath, [compiled('src/cli/ingest.ts'), ...args], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     await new Promise<void>((resolve) => {
       child.stderr.on('data', (b: Buffer) => {

@@ -13,6 +13,7 @@ import { type BuildPlan } from '../src/ingest/buildPlan.js';
 import { createLogger } from '../src/logger.js';
 import { TEST_BUILD } from './global-setup.js';
 import { testApp } from './helpers.js';
+import { compiled } from './support/compiled.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-progressive-'));
 const children: ChildProcess[] = [];
@@ -202,7 +203,7 @@ describe('serving a build while it is written', () => {
 
 /** The server as `make run` starts it, building into an empty folder; its JSON log lines. */
 function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [compiled('src/server.ts')], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { freePort, until } from '../scripts/localServers/ports.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * New data without downtime: DATA_DIR is a symlink; after repointing it, SIGHUP makes a running
@@ -215,7 +216,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 async function serve(pidFile: string, lines: Record<string, unknown>[]) {
   const port = await freePort();
   const env = { ...process.env, DATA_DIR: path.join(tmp, 'current'), ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), TOKEN_SECRET: SECRET, PID_FILE: path.join(tmp, pidFile) };
-  const made = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' });
+  const made = execFileSync(process.execPath, [compiled('src/cli/user.ts'), '--email', 'reload@example.com', '--password', 'reload-password', '--burst-rate', '1000000/min', '--sustained-rate', '100000000/day'], { cwd: ROOT, env, encoding: 'utf8' });
   const token = made.trim().split('\n').pop()!;
   server = startServer(port, env, lines);
   const base = `http://127.0.0.1:${port}`;
@@ -230,7 +231,7 @@ async function serve(pidFile: string, lines: Record<string, unknown>[]) {
 
 /** The server as make run starts it, its JSON log lines collected in `lines`. */
 function startServer(port: number, env: NodeJS.ProcessEnv, lines: Record<string, unknown>[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [compiled('src/server.ts')], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,6 +8,7 @@ import { ROOT } from '../src/config.js';
 import { startPostgres, type PostgresServer } from '../scripts/localServers/postgres.js';
 import { freePort, until } from '../scripts/localServers/ports.js';
 import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
+import { compiled } from './support/compiled.js';
 
 /**
  * Two replicas (separate server processes) on one data build, one PostgreSQL and one Redis, as
@@ -22,13 +23,13 @@ const servers: ChildProcess[] = [];
 let env: NodeJS.ProcessEnv;
 
 async function makeUser(email: string, ...flags: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/user.ts', '--email', email, '--password', 'replica-password', ...flags], { cwd: ROOT, env, encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(process.execPath, [compiled('src/cli/user.ts'), '--email', email, '--password', 'replica-password', ...flags], { cwd: ROOT, env, encoding: 'utf8' });
   return stdout.trim().split('\n').pop()!;
 }
 
 async function startReplica(): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [compiled('src/server.ts')], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
     stdio: 'ignore',

@@ -9,6 +9,7 @@ import { createAuth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, ROOT } from '../src/config.js';
 import { testApp } from './helpers.js';
+import { compiled } from './support/compiled.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-security-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -63,7 +64,7 @@ describe('the accounts file', () => {
     for (const f of fs.readdirSync(path.dirname(db))) expect(mode(path.join(path.dirname(db), f)), f).toBe(0o600);
 
     const byScript = path.join(tmp, 'script', 'accounts.duckdb');
-    const made = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'src', 'cli', 'user.ts'), '--email', 'cli@example.com', '--password', 'cli-password-long'], {
+    const made = spawnSync(process.execPath, [compiled('src/cli/user.ts'), '--email', 'cli@example.com', '--password', 'cli-password-long'], {
       cwd: ROOT,
       env: { ...process.env, ACCOUNTS_DB: byScript },
       encoding: 'utf8',

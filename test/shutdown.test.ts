@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createAuth } from '../src/auth/index.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, ROOT } from '../src/config.js';
 import { tempAccountsDb } from './helpers.js';
+import { compiled } from './support/compiled.js';
 
 const NYC = 5128581;
 const children: ChildProcess[] = [];
@@ -27,7 +27,7 @@ async function accountsWithToken() {
 
 /** The server as `make run` starts it, on the test data; resolves with its port once it listens. */
 async function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [compiled('src/server.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
