@@ -309,9 +309,6 @@ CREATE OR REPLACE MACRO whole_month_spells_per_model(series, measure, day_flag, 
 -- an expression over n (days with a flag), longest and runs5, the fields of run_summary, e.g.
 -- runs5. The flag may name norm, the historic daily mean of the high temperature (series 'heat';
 -- its days without a high temperature or a norm are left out).
--- Like the macros below, it takes the session variables whose values pick a branch (agg,
--- baseline_years) as arguments: a table macro's body is expanded when it is created, and a
--- getvariable there reads the variable's value at that time, not when the template runs.
 -- The days' fields are computed in steps, not with run_summary: each column is bound once, and
 -- binding run_summary's expression measured 2 ms more than the query saves.
 CREATE OR REPLACE MACRO spells_per_model(series, measure, day_flag, agg, baseline_years) AS TABLE

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DownloadsAhead, duration, FetchProgress } from './archive/downloadsAhead.js';
 import { HostSlots } from './archive/hostSlots.js';
+import { boxOf } from './archive/ncss.js';
 import { FetchError } from './archive/fetchError.js';
 import type { ArchiveFile, Selection } from './archive/publisher.js';
 import { DEFAULT_POLICY, type RetryPolicy } from './archive/retries.js';
@@ -73,14 +74,6 @@ export interface FetchResult {
   job?: string;
 }
 
-/** The box around POINTS, for a publisher that chooses regional files by it. */
-const boxAround = (points: { lat: number; lon: number }[]): Bbox => [
-  Math.min(...points.map((p) => p.lon)),
-  Math.min(...points.map((p) => p.lat)),
-  Math.max(...points.map((p) => p.lon)),
-  Math.max(...points.map((p) => p.lat)),
-];
-
 export const recordFile = (dataDir: string, dataset: string) => path.join(dataDir, 'fetched', `${dataset}.json`);
 
 /** The selection a fetch's arguments make of the dataset, checked against the service's catalog. */
@@ -133,7 +126,7 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const stopped = new AbortController();
   const engine = { slots, policy, onBytes: (n: number) => progress?.onBytes(n), signal: stopped.signal };
   const publisher = publisherFor(fixture, opts.archiveUrls, engine, opts);
-  const selection = { ...selectionOf(fixture, opts), bbox: opts.bbox ?? boxAround(opts.points!) };
+  const selection = { ...selectionOf(fixture, opts), bbox: opts.bbox ?? boxOf(undefined, opts.points!) };
   log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${archiveUrlOf(opts.dataset, opts.archiveUrls)}${opts.via === 'ncss' ? `; subsets of the box from NCSS at ${opts.ncssUrl}` : ''}`);
   const files = await publisher.list(selection, log);
   if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
