@@ -91,6 +91,16 @@ describe('summaries from the days in memory', () => {
                   count(afdd_offset_year)::INT n_offset_years, count(afdd_offset_year) FILTER (WHERE year = ${years[1]})::INT in_last FROM ${a}`,
         );
         expect(afdd).toEqual({ n_years: modelCount * yearCount, january: modelCount * yearCount, n_offset_years: modelCount * (yearCount - 1), in_last: 0 });
+        // The years' run summaries (packed, n + 512 longest + 262144 runs5), on the year's first
+        // month's row: every year has dry runs, counting its months' days; a heat series of a range
+        // with days in it has some years.
+        const heatYears = ranges.map((r) => `count(${heatColumn(r.start_year)}_year)::INT`).join(' + ');
+        const [runYears] = await q<Record<string, number>>(
+          `SELECT count(dry_year)::INT dry, count(not_wet_year) FILTER (WHERE month = 1)::INT not_wet_january, ${heatYears || '0'} AS heat,
+                  count(*) FILTER (WHERE dry_year IS NOT NULL AND dry_year % 512 <> (SELECT sum(m.dry.n) FROM ${a} m WHERE m.model = t.model AND m.year = t.year))::INT AS miscounted FROM ${a} t`,
+        );
+        expect(runYears).toMatchObject({ dry: modelCount * yearCount, not_wet_january: modelCount * yearCount, miscounted: 0 });
+        if (ranges.length > 0) expect(runYears!.heat).toBeGreaterThan(0);
         // Days that no model has (Feb 29 where every model is noleap, a 360-day model's gaps alone) are NULL in both.
         const [gaps] = await q<{ empty: number; noModel: number }>(
           `SELECT count(*) FILTER (WHERE tasmax_avg IS NULL)::INT empty,

@@ -163,14 +163,30 @@ runs AS (
   SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, not_wet AS not_wet_digits, dry AS dry_digits,
          run_summary_bits(@, @_t, @_f, @_w4, @_longest, @_below) AS @
   FROM longer_1
-)
+),
 -- heat_<start year>: the series of each historic range of $ranges, in its order (the service
 -- puts in the column names: h1 AS heat_1961, ...), NULL in a month without days
 -- for it (digit sum 0). One column per range, not a MAP keyed by start year: reading a month's MAP cost a
 -- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
+months AS (
+  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
+         afdd_year, afdd_offset_year,
+         CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet,
+         @
+  FROM runs LEFT JOIN freezing USING (model, year, month)
+),
+-- Each series' run summary of a whole year (<series>_year, packed by year_runs, on the row of the
+-- year's first month, NULL on the others), its months joined in date order as period_runs joins
+-- them for other periods (a yearly request reads these); a heat series' only where a month has it.
+years AS (
+  SELECT model, year, min(month) AS month,
+         year_runs(list_reduce(list_transform(list_sort(list({'m': month, 'r': not_wet})), x -> x.r), (a, b) -> join_runs(a, b))) AS not_wet_year,
+         year_runs(list_reduce(list_transform(list_sort(list({'m': month, 'r': @}) FILTER (WHERE @ IS NOT NULL)), x -> x.r), (a, b) -> join_runs(a, b))) AS @_year
+  FROM months
+  GROUP BY model, year
+)
 SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
-       afdd_year, afdd_offset_year, dry,
-       CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet{{heat_columns}}
-FROM runs LEFT JOIN freezing USING (model, year, month)
+       afdd_year, afdd_offset_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
+FROM months LEFT JOIN years USING (model, year, month)
 ORDER BY model, year, month

@@ -17,10 +17,13 @@ WITH m AS (
          CASE WHEN NOT isnan(afdd_year) THEN afdd_year END AS afdd_year, CASE WHEN NOT isnan(afdd_offset_year) THEN afdd_offset_year END AS afdd_offset_year,
          {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
          {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
+         -- A year's run summary, packed (year_runs); -1: none (the year's rows but its first).
+         CASE WHEN dry_year >= 0 THEN dry_year END AS dry_year, CASE WHEN not_wet_year >= 0 THEN not_wet_year END AS not_wet_year,
          CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
+         CASE WHEN @_year >= 0 THEN @_year END AS @_year
   FROM row_source($summaries::INTEGER)
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, dry, not_wet{{heat_columns}}
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
 -- No ORDER BY: the rows come sorted by model, year and month (the order of their index k), and a
 -- COPY keeps the order it reads (preserve_insertion_order): a sort would only cost.
 FROM m

@@ -159,6 +159,12 @@ CREATE OR REPLACE MACRO join_runs(a, b) AS {
   'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
 };
 
+-- A year's run summary as the monthly summaries hold it (<series>_year): the fields the
+-- indicators read in one INTEGER, n + 512 longest + 262144 runs5 (n and longest at most 366, runs5
+-- at most 73). Five fields as a struct (five columns in the build's rows) cost the default build
+-- 19% more CPU time, this one column about 2% (docs/benchmarks.md, "Fourth pass").
+CREATE OR REPLACE MACRO year_runs(r) AS (r.n + 512 * r.longest + 262144 * r.runs5)::INTEGER;
+
 -- The change against a baseline (relative_to): the templates compute each model's values for the
 -- requested periods and, through the same expressions, for the same kind of period over the
 -- baseline years of the cell's historical files ('baseline_file', 'baseline_monthly_file',
@@ -188,19 +194,26 @@ CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years)
            -- heat_<historic_start>, the range's column (without a range, the pattern names dry, so
            -- that the other series bind where there is no heat column).
            CASE series WHEN 'dry' THEN dry WHEN 'not_wet' THEN not_wet
-             ELSE COLUMNS(coalesce('^heat_' || historic_start || '$', '^dry$')) END AS r
+             ELSE COLUMNS(coalesce('^heat_' || historic_start || '$', '^dry$')) END AS r,
+           CASE series WHEN 'dry' THEN dry_year WHEN 'not_wet' THEN not_wet_year
+             ELSE COLUMNS(coalesce('^heat_' || historic_start || '_year$', '^dry_year$')) END AS y
     FROM request_months(baseline_years)
   )
   SELECT cell, model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
     SELECT cell, model, period, list_reduce(list_transform(list_sort(list({'ym': ym, 'r': r})), x -> x.r), (a, b) -> join_runs(a, b)) AS r
-    FROM months WHERE r IS NOT NULL AND agg <> 'monthly'
+    FROM months WHERE r IS NOT NULL AND agg = 'quarterly'
     GROUP BY cell, model, period
   )
   -- A month is its own period: its summary is the answer, with nothing to join (and no list to
   -- build per month, which measured 2.5x slower).
   UNION ALL
-  SELECT cell, model, period, r.n, r.longest, r.runs5 FROM months WHERE r IS NOT NULL AND agg = 'monthly';
+  SELECT cell, model, period, r.n, r.longest, r.runs5 FROM months WHERE r IS NOT NULL AND agg = 'monthly'
+  -- A year's months come joined in the summaries (<series>_year, on the year's first month's row,
+  -- joined as above at build and ingest): joining them here cost a century of dry spells 3.4x the
+  -- time of its frost days.
+  UNION ALL
+  SELECT cell, model, period, y % 512, (y // 512) % 512, y // 262144 FROM months WHERE y IS NOT NULL AND agg = 'yearly';
 
 -- The (cell, model, year) triples that start an offset year: the model has data in both calendar
 -- years (as the original), read from the monthly summaries, which have a row for every month with days.

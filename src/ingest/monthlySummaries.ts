@@ -28,6 +28,10 @@ const FIELDS = ['n', 'head', 'tail', 'longest', 'runs5'] as const;
  */
 const STRIDE = 6;
 
+/** year_runs's packing of a year's run summary (sql/indicators/macros.sql): n + 512 longest + 262144 runs5. */
+const YEAR_RUNS_LONGEST = 512;
+const YEAR_RUNS_5 = 512 * 512;
+
 function addRun(a: Int32Array, j: number, flag: boolean) {
   a[j]!++;
   if (flag) {
@@ -221,6 +225,39 @@ function columnOf<T extends Int32Array | Float64Array | Uint8Array>(out: T, ks: 
 const runColumns = (a: Int32Array, ks: Int32Array) => FIELDS.map((_, f) => gather(new Int32Array(ks.length), a, ks, STRIDE, f));
 
 /**
+ * A series' run summary of each whole year (its months joined in date order, as join_runs in
+ * sql/indicators/macros.sql joins them; a month without flagged days changes nothing), packed as
+ * year_runs packs it, on the row of the year's first month of `ks`: -1 (none) on the year's other
+ * rows, and on its first where `empty` (a heat series) and no day of the year is flagged.
+ */
+function yearRunColumn(a: Int32Array, ks: Int32Array, empty: boolean): Int32Array {
+  const column = new Int32Array(ks.length).fill(-1);
+  let previous = -1;
+  for (let j = 0; j < ks.length; j++) {
+    const year = (ks[j]! / 12) | 0;
+    if (year === previous) continue;
+    previous = year;
+    let n = 0;
+    let head = 0;
+    let tail = 0;
+    let longest = 0;
+    let runs5 = 0;
+    for (let i = STRIDE * 12 * year; i < STRIDE * 12 * (year + 1); i += STRIDE) {
+      const bn = a[i]!;
+      const bHead = a[i + 1]!;
+      const bTail = a[i + 2]!;
+      runs5 += a[i + 4]! - (tail >= 5 ? 1 : 0) - (bHead >= 5 ? 1 : 0) + (tail + bHead >= 5 ? 1 : 0);
+      longest = Math.max(longest, a[i + 3]!, tail + bHead);
+      head = head === n ? n + bHead : head;
+      tail = bTail === bn ? bn + tail : bTail;
+      n += bn;
+    }
+    if (n > 0 || !empty) column[j] = n + YEAR_RUNS_LONGEST * longest + YEAR_RUNS_5 * runs5;
+  }
+  return column;
+}
+
+/**
  * The summaries of every model's days (all of one cell and scenario, models in `models` order: the
  * file's), with the cell's historical climatology `norms` for the heat series (a slot without a row,
  * or a range without a value, flags nothing). The days are the generator's: every value present.
@@ -277,8 +314,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (let k = 0; k < size; k++) daysInYear[(k / 12) | 0]! += count[k]!;
   const offsetYearOf = (year: number) => ((year % (months / 12)) + 1 < months / 12 && daysInYear[year + 1]! > 0 ? freezing.offsetYear[year]! : NaN);
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`))],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER))],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`)],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER)],
     batches: [
       [
         columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
@@ -304,6 +341,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         onYearsFirstRow(ks, (year) => freezing.year[year]!),
         onYearsFirstRow(ks, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
+        ...series.map(([name, runs]) => yearRunColumn(runs, ks, name.startsWith('h'))),
       ],
     ],
   };

@@ -100,7 +100,7 @@ export async function writeCellSummaries(
 export function monthlySummarySql(ranges: SummaryRange[], given = false): string {
   const heat = ranges.map((_, i) => `h${i + 1}`);
   const sql = given ? forEachSeries(sqlFile('build/monthly_summary_given.sql'), heat) : forEachSeries(sqlFile('build/monthly_summary.sql'), ['dry', ...heat]);
-  return sql.replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}`).join(''));
+  return sql.replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}, h${i + 1}_year AS ${heatColumn(r.start_year)}_year`).join(''));
 }
 
 /** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */
