@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Variable } from '../../src/ingest/netcdf/cfValues.js';
+import { modelLacks } from '../../src/reference/datasetVariables.js';
 import { DATASETS } from '../../src/reference/fixtures.js';
 import { GRIDS } from '../../src/reference/grids.js';
 import { fixtureFileName, writeFixture, type FixtureSpec } from './fixtureFiles.js';
@@ -97,7 +98,8 @@ export function planArchive(req: ArchiveRequest): ArchiveFile[] {
           ? LOCA2_PERIODS.filter(([a, b]) => a <= y1 && b >= y0 && a >= span[0] && b <= span[1])
           : Array.from({ length: Math.max(0, y1 - y0 + 1) }, (_, k) => [y0 + k, y0 + k]);
       for (const [first, last] of files) {
-        for (const variable of req.variables) {
+        // As the publisher does: no file of a variable it never made for the model.
+        for (const variable of req.variables.filter((v) => modelLacks(req.dataset, model, [v]).length === 0)) {
           const spec: FixtureSpec = {
             layout: req.dataset,
             variable,

@@ -1,4 +1,17 @@
+import { modelLacks } from '../../reference/datasetVariables.js';
 import type { ArchiveFile, Selection } from './publisher.js';
+
+/**
+ * The note for years of a run's variable the archive lacks. A model the publisher never made the
+ * variable for (datasetVariables' gaps) is said to be so, with what follows for the answers, rather
+ * than read as an archive missing files.
+ */
+export function missingYearsNote(dataset: string, model: string, scenario: string, variable: string, missing: number[], wanted: number): string {
+  if (missing.length === wanted && modelLacks(dataset, model, [variable]).length > 0) {
+    return `note: ${dataset} publishes no ${variable} of ${model} (a known gap of the publisher, listed under models_lacking at /api/dataset/): answers that need ${variable} leave ${model} out`;
+  }
+  return `note: the ${dataset} archive has no ${variable} of ${model} ${scenario} for ${missing.length > 5 ? `${missing.length} years (${missing[0]}-${missing.at(-1)})` : missing.join(', ')}`;
+}
 
 /**
  * Says (as notes, not errors) what of a selection the publisher's index does not have: runs with no
@@ -9,6 +22,7 @@ import type { ArchiveFile, Selection } from './publisher.js';
 export function noteGaps(dataset: string, selection: Selection, files: ArchiveFile[], spans: Record<string, [number, number]>, log: (line: string) => void): void {
   const [y0, y1] = selection.years;
   const absent: string[] = [];
+  const said = new Set<string>(); // a publisher's gap is said once, not once per scenario
   for (const run of selection.runs) {
     for (const scenario of run.scenarios) {
       const ofRun = files.filter((f) => f.model === run.model && f.scenario === scenario);
@@ -20,11 +34,12 @@ export function noteGaps(dataset: string, selection: Selection, files: ArchiveFi
       for (const variable of selection.variables) {
         const covered = new Set<number>();
         for (const f of ofRun.filter((x) => x.variable === variable)) for (let y = f.years[0]; y <= f.years[1]; y++) covered.add(y);
+        const [lo, hi] = [Math.max(y0, span[0]), Math.min(y1, span[1])];
         const missing: number[] = [];
-        for (let y = Math.max(y0, span[0]); y <= Math.min(y1, span[1]); y++) if (!covered.has(y)) missing.push(y);
-        if (missing.length > 0) {
-          log(`note: the ${dataset} archive has no ${variable} of ${run.model} ${scenario} for ${missing.length > 5 ? `${missing.length} years (${missing[0]}-${missing.at(-1)})` : missing.join(', ')}`);
-        }
+        for (let y = lo; y <= hi; y++) if (!covered.has(y)) missing.push(y);
+        const note = missing.length > 0 ? missingYearsNote(dataset, run.model, scenario, variable, missing, hi - lo + 1) : undefined;
+        if (note && !said.has(note)) log(note);
+        if (note) said.add(note);
       }
     }
   }
