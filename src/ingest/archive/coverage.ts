@@ -13,6 +13,15 @@ export function missingYearsNote(dataset: string, model: string, scenario: strin
   return `note: the ${dataset} archive has no ${variable} of ${model} ${scenario} for ${missing.length > 5 ? `${missing.length} years (${missing[0]}-${missing.at(-1)})` : missing.join(', ')}`;
 }
 
+/** A log that says each line once: a publisher's gap of a model is the same in every scenario. */
+export function onceEach(log: (line: string) => void): (line: string) => void {
+  const said = new Set<string>();
+  return (line) => {
+    if (!said.has(line)) log(line);
+    said.add(line);
+  };
+}
+
 /**
  * Says (as notes, not errors) what of a selection the publisher's index does not have: runs with no
  * file at all, and years a variable lacks. `spans` are the years each scenario covers in the
@@ -22,7 +31,7 @@ export function missingYearsNote(dataset: string, model: string, scenario: strin
 export function noteGaps(dataset: string, selection: Selection, files: ArchiveFile[], spans: Record<string, [number, number]>, log: (line: string) => void): void {
   const [y0, y1] = selection.years;
   const absent: string[] = [];
-  const said = new Set<string>(); // a publisher's gap is said once, not once per scenario
+  const note = onceEach(log);
   for (const run of selection.runs) {
     for (const scenario of run.scenarios) {
       const ofRun = files.filter((f) => f.model === run.model && f.scenario === scenario);
@@ -37,9 +46,7 @@ export function noteGaps(dataset: string, selection: Selection, files: ArchiveFi
         const [lo, hi] = [Math.max(y0, span[0]), Math.min(y1, span[1])];
         const missing: number[] = [];
         for (let y = lo; y <= hi; y++) if (!covered.has(y)) missing.push(y);
-        const note = missing.length > 0 ? missingYearsNote(dataset, run.model, scenario, variable, missing, hi - lo + 1) : undefined;
-        if (note && !said.has(note)) log(note);
-        if (note) said.add(note);
+        if (missing.length > 0) note(missingYearsNote(dataset, run.model, scenario, variable, missing, hi - lo + 1));
       }
     }
   }

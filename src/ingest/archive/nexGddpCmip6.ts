@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { download, type DownloadEngine, type Downloaded } from './download.js';
 import { fetchText } from './fetchText.js';
-import { missingYearsNote } from './coverage.js';
+import { missingYearsNote, onceEach } from './coverage.js';
 import { FetchError } from './fetchError.js';
 import type { ArchiveFile, Publisher, Selection } from './publisher.js';
 import { listObjects } from './s3Listing.js';
@@ -30,7 +30,7 @@ export class NexGddpCmip6S3 implements Publisher {
     const base = this.baseUrl.replace(/\/+$/, '');
     const chosen: ArchiveFile[] = [];
     const [y0, y1] = selection.years;
-    const said = new Set<string>(); // a publisher's gap is said once, not once per scenario
+    const note = onceEach(log);
     for (const run of selection.runs) {
       for (const scenario of run.scenarios) {
         const prefix = `NEX-GDDP-CMIP6/${run.model}/${scenario}/`;
@@ -73,9 +73,7 @@ export class NexGddpCmip6S3 implements Publisher {
           const hi = Math.min(y1, scenario === 'historical' ? 2014 : 2100);
           const missing = [];
           for (let y = lo; y <= hi; y++) if (!years.includes(y)) missing.push(y);
-          const note = missing.length > 0 ? missingYearsNote(this.dataset, run.model, scenario, variable, missing, hi - lo + 1) : undefined;
-          if (note && !said.has(note)) log(note);
-          if (note) said.add(note);
+          if (missing.length > 0) note(missingYearsNote(this.dataset, run.model, scenario, variable, missing, hi - lo + 1));
         }
         chosen.push(...[...newest.values()].map(({ file: f }) => f).sort((a, b) => a.years[0] - b.years[0] || (a.variable < b.variable ? -1 : 1)));
       }
