@@ -730,8 +730,7 @@ CREATE OR REPLACE MACRO historic_daily_tasmax(file, first_year, last_year) AS TA
   WHERE year(date) BETWEEN first_year AND last_year AND tasmax IS NOT NULL
   GROUP BY cell, slot;
 
--- One year's daily values (float32, in date order) as the JSON array the raw data endpoint sends:
--- the shortest decimal that reads back as the same float32, null where no model has a value, and
--- 366 entries (a null 366th in years of 365 days). Written into the ensemble_json summary at build.
-CREATE OR REPLACE MACRO json_day_array(vals) AS
-  '[' || array_to_string(list_resize(list_transform(vals, v -> CASE WHEN isfinite(v) THEN CAST(v AS VARCHAR) ELSE 'null' END), 366, 'null'), ',') || ']';
+-- One day's value (float32) as the raw data endpoint's JSON arrays hold it: the shortest decimal
+-- that reads back as the same float32, null where no model has a value. Written into the
+-- ensemble_json summary at build (sql/build/ensemble_json.sql puts a year's days together).
+CREATE OR REPLACE MACRO json_day_value(v) AS CASE WHEN isfinite(v) THEN CAST(v AS VARCHAR) ELSE 'null' END;
