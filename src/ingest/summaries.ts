@@ -111,7 +111,7 @@ export function forEachSeries(sql: string, series: string[]): string {
   });
 }
 
-/** The macros the summaries use (run_summary, in_date_order, json_day_array): sql/indicators/macros.sql. */
+/** The macros the summaries use (run_summary, in_date_order, json_day_value): sql/indicators/macros.sql. */
 export async function loadSummaryMacros(conn: DuckDBConnection) {
   await conn.run(sqlFile('indicators/macros.sql'));
 }
