@@ -181,8 +181,8 @@ months AS (
 -- them for other periods (a yearly request reads these); a heat series' only where a month has it.
 years AS (
   SELECT model, year, min(month) AS month,
-         year_runs(list_reduce(list_transform(list_sort(list({'m': month, 'r': not_wet})), x -> x.r), (a, b) -> join_runs(a, b))) AS not_wet_year,
-         year_runs(list_reduce(list_transform(list_sort(list({'m': month, 'r': @}) FILTER (WHERE @ IS NOT NULL)), x -> x.r), (a, b) -> join_runs(a, b))) AS @_year
+         year_runs(joined_in_order(list({'m': month, 'r': not_wet}))) AS not_wet_year,
+         year_runs(joined_in_order(list({'m': month, 'r': @}) FILTER (WHERE @ IS NOT NULL))) AS @_year
   FROM months
   GROUP BY model, year
 )

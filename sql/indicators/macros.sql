@@ -159,6 +159,11 @@ CREATE OR REPLACE MACRO join_runs(a, b) AS {
   'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
 };
 
+-- Consecutive stretches' run summaries as one: `stretches` is a list of {order key, r} (list(...)
+-- of an aggregate, in any order), sorted by its key and joined in that order by join_runs.
+CREATE OR REPLACE MACRO joined_in_order(stretches) AS
+  list_reduce(list_transform(list_sort(stretches), x -> x.r), (a, b) -> join_runs(a, b));
+
 -- A year's run summary as the monthly summaries hold it (<series>_year): the fields the
 -- indicators read in one INTEGER, n + 512 longest + 262144 runs5 (n and longest at most 366, runs5
 -- at most 73). Five fields as a struct (five columns in the build's rows) cost the default build
@@ -201,7 +206,7 @@ CREATE OR REPLACE MACRO period_runs(agg, series, historic_start, baseline_years)
   )
   SELECT cell, model, period, r.n AS n, r.longest AS longest, r.runs5 AS runs5
   FROM (
-    SELECT cell, model, period, list_reduce(list_transform(list_sort(list({'ym': ym, 'r': r})), x -> x.r), (a, b) -> join_runs(a, b)) AS r
+    SELECT cell, model, period, joined_in_order(list({'ym': ym, 'r': r})) AS r
     FROM months WHERE r IS NOT NULL AND agg = 'quarterly'
     GROUP BY cell, model, period
   )
