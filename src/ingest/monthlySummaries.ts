@@ -341,7 +341,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         onYearsFirstRow(ks, (year) => freezing.year[year]!),
         onYearsFirstRow(ks, offsetYearOf),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
-        ...series.map(([name, runs]) => yearRunColumn(runs, ks, name.startsWith('h'))),
+        ...series.map(([, runs]) => yearRunColumn(runs, ks, heat.includes(runs))),
       ],
     ],
   };
