@@ -194,16 +194,16 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
 }
 
 /**
- * `column[j] = value(year of ks[j])` on the first row of each (model, year) (ks are sorted, k / 12
+ * `column[j] = value[year of ks[j]]` on the first row of each (model, year) (ks are sorted, k / 12
  * the year), NaN on the others: a year's value once, as few bytes as a column of a value per
  * month's row would take.
  */
-function onYearsFirstRow(ks: Int32Array, value: (year: number) => number): Float64Array {
+function onYearsFirstRow(ks: Int32Array, value: Float64Array): Float64Array {
   const out = new Float64Array(ks.length);
   let previous = -1;
   for (let j = 0; j < ks.length; j++) {
     const year = (ks[j]! / 12) | 0;
-    out[j] = year !== previous ? value(year) : NaN;
+    out[j] = year !== previous ? value[year]! : NaN;
     previous = year;
   }
   return out;
@@ -215,9 +215,53 @@ function gather<T extends Int32Array | Float64Array>(out: T, from: T, ks: Int32A
   return out;
 }
 
-/** `column[j] = f(ks[j])` with a loop: TypedArray.from with a mapping function took most of this module's time. */
-function columnOf<T extends Int32Array | Float64Array | Uint8Array>(out: T, ks: Int32Array, f: (k: number) => number): T {
-  for (let j = 0; j < ks.length; j++) out[j] = f(ks[j]!);
+/** The (model, year, month) k with days, in order: the rows of the file. */
+function monthsWithDays(count: Int32Array): Int32Array {
+  let n = 0;
+  for (let k = 0; k < count.length; k++) if (count[k]! > 0) n++;
+  const ks = new Int32Array(n);
+  for (let k = 0, j = 0; k < count.length; k++) if (count[k]! > 0) ks[j++] = k;
+  return ks;
+}
+
+/** The model, year and month columns of the rows `ks` (k = model * months + year * 12 + month). */
+function keyColumns(ks: Int32Array, months: number, y0: number) {
+  const model = new Uint8Array(ks.length);
+  const year = new Int32Array(ks.length);
+  const month = new Int32Array(ks.length);
+  for (let j = 0; j < ks.length; j++) {
+    const k = ks[j]!;
+    model[j] = Math.floor(k / months);
+    year[j] = y0 + Math.floor((k % months) / 12);
+    month[j] = (k % 12) + 1;
+  }
+  return [model, year, month];
+}
+
+/** A degree-day column: the month's Kahan sum (value at 2k), NaN (NULL in the file) in a month without a day past the base, as fsum of no rows. */
+function degreeDayColumn(sums: Float64Array, days: Int32Array, ks: Int32Array): Float64Array {
+  const out = new Float64Array(ks.length);
+  for (let j = 0; j < ks.length; j++) {
+    const k = ks[j]!;
+    out[j] = days[k]! > 0 ? sums[2 * k]! : NaN;
+  }
+  return out;
+}
+
+/** -Infinity (no n days ending in the month) to NaN, NULL in the file. */
+function noneToNaN(a: Float64Array) {
+  for (let i = 0; i < a.length; i++) if (a[i] === -Infinity) a[i] = NaN;
+}
+
+/**
+ * Each model-year's offset-year value of the freezing degree days where the model has days in the
+ * next year (indicator_days), NaN where it has none or the year is its span's last.
+ */
+function offsetYearValues(offsetYear: Float64Array, count: Int32Array, years: number): Float64Array {
+  const daysInYear = new Int32Array(offsetYear.length);
+  for (let k = 0; k < count.length; k++) daysInYear[(k / 12) | 0]! += count[k]!;
+  const out = new Float64Array(offsetYear.length);
+  for (let y = 0; y < out.length; y++) out[y] = (y % years) + 1 < years && daysInYear[y + 1]! > 0 ? offsetYear[y]! : NaN;
   return out;
 }
 
@@ -269,22 +313,11 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const last = Math.max(...withRows.map((d) => d.date[d.date.length - 1]!));
   const y0 = withRows.length > 0 ? new Date(first * DAY_MS).getUTCFullYear() : 0;
   const months = withRows.length > 0 ? (new Date(last * DAY_MS).getUTCFullYear() - y0 + 1) * 12 : 0;
-  // What every model shares on a day of the span: its month's place and each heat series' norm.
-  const span = withRows.length > 0 ? last - first + 1 : 0;
-  const monthAt = new Int32Array(span);
-  // The offset year of each day, for the freezing degree days (-1 before the first year's).
-  const offsetYearAt = new Int32Array(span);
-  const norm = Array.from({ length: HEAT }, () => new Float64Array(span).fill(NaN));
-  const bySlot = new Map(norms.map((r) => [r.slot, [r.n1, r.n2, r.n3, r.n4]]));
-  for (let i = 0; i < span; i++) {
-    const d = new Date((first + i) * DAY_MS);
-    const year = d.getUTCFullYear();
-    monthAt[i] = (year - y0) * 12 + d.getUTCMonth();
-    const slot = ((first + i) * DAY_MS - Date.UTC(year, 0, 1)) / DAY_MS;
-    offsetYearAt[i] = year - y0 - (slot < 180 ? 1 : 0);
-    bySlot.get(slot)?.forEach((v, h) => v !== null && (norm[h]![i] = v));
-  }
+  const { monthAt, offsetYearAt, norm } = dayPlaces(first, withRows.length > 0 ? last - first + 1 : 0, y0, norms);
 
+  // Every loop over days or months is a function of its own: V8 optimises each once, where loops
+  // here made this function hot, and its recompilations with everything inlined took a sixth of
+  // the default build's CPU (up to 1.2 s each).
   const size = days.length * months;
   const sums = newSums(size);
   const dry = new Int32Array(STRIDE * size);
@@ -293,34 +326,22 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   // The heat series that have a norm on some day (the cell's dataset's ranges).
   const active = heat.flatMap((_, h) => (norm[h]!.some((v) => !Number.isNaN(v)) ? [h] : []));
   const runs: Runs = { dry, notWet, heat: active.map((h) => heat[h]!), norm: active.map((h) => norm[h]!) };
-  // One function call per model, not one loop in this function: V8 optimises a small function once,
-  // where the loop inlined here was deoptimised and recompiled 9 times in a cell of NEX-GDDP (854 ms).
   for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
   const freezing: Freezing = { year: new Float64Array(size / 12).fill(NaN), offsetYear: new Float64Array(size / 12).fill(NaN) };
   for (const d of days) foldFreezing(freezing, d, monthAt, offsetYearAt, first, (d.model * months) / 12);
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
+  noneToNaN(rx);
 
-  // NaN (NULL in the file) where no n days end in the month.
-  for (let i = 0; i < rx.length; i++) if (rx[i] === -Infinity) rx[i] = NaN;
-
-  // The (model, year, month) with days, as columns.
-  let withDays = 0;
-  for (let k = 0; k < size; k++) if (count[k]! > 0) withDays++;
-  const ks = new Int32Array(withDays);
-  for (let k = 0, j = 0; k < size; k++) if (count[k]! > 0) ks[j++] = k;
+  const ks = monthsWithDays(count);
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
-  // An offset year counts where the model has days in the next year (indicator_days): k's year + 1.
-  const daysInYear = new Int32Array(size / 12);
-  for (let k = 0; k < size; k++) daysInYear[(k / 12) | 0]! += count[k]!;
-  const offsetYearOf = (year: number) => ((year % (months / 12)) + 1 < months / 12 && daysInYear[year + 1]! > 0 ? freezing.offsetYear[year]! : NaN);
+  const rxColumns: Float64Array[] = [];
+  for (let i = 0; i < NDAYS; i++) rxColumns.push(gather(new Float64Array(ks.length), rx, ks, NDAYS, i));
   return {
     names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`)],
     types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER)],
     batches: [
       [
-        columnOf(new Uint8Array(ks.length), ks, (k) => Math.floor(k / months)),
-        columnOf(new Int32Array(ks.length), ks, (k) => y0 + Math.floor((k % months) / 12)),
-        columnOf(new Int32Array(ks.length), ks, (k) => (k % 12) + 1),
+        ...keyColumns(ks, months, y0),
         gather(new Int32Array(ks.length), frost, ks),
         gather(new Float64Array(ks.length), maxTasmax, ks),
         gather(new Float64Array(ks.length), minTasmin, ks),
@@ -333,16 +354,59 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         gather(new Int32Array(ks.length), count, ks),
         gather(new Float64Array(ks.length), sumPr, ks),
         gather(new Float64Array(ks.length), maxPr, ks),
-        ...Array.from({ length: NDAYS }, (_, i) => gather(new Float64Array(ks.length), rx, ks, NDAYS, i)),
-        // NULL (NaN here) in a month without a day above (below) the base, as fsum of no rows.
-        columnOf(new Float64Array(ks.length), ks, (k) => (coolingDays[k]! > 0 ? cooling[2 * k]! : NaN)),
-        columnOf(new Float64Array(ks.length), ks, (k) => (heatingDays[k]! > 0 ? heating[2 * k]! : NaN)),
+        ...rxColumns,
+        degreeDayColumn(cooling, coolingDays, ks),
+        degreeDayColumn(heating, heatingDays, ks),
         // A year's and an offset year's values on the year's first month's row (NaN: none, NULL in the file).
-        onYearsFirstRow(ks, (year) => freezing.year[year]!),
-        onYearsFirstRow(ks, offsetYearOf),
+        onYearsFirstRow(ks, freezing.year),
+        onYearsFirstRow(ks, offsetYearValues(freezing.offsetYear, count, months / 12)),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
         ...series.map(([, runs]) => yearRunColumn(runs, ks, heat.includes(runs))),
       ],
     ],
   };
 }
+
+/**
+ * What every model shares on each day of the span `first`..`first + span - 1`: its month's place
+ * from January of `y0` on (year * 12 + month), its offset year for the freezing degree days (-1
+ * before the first year's), and each heat series' norm (NaN: none). Days counted forward from the
+ * first's date, not a Date per day: this runs for every cell and scenario.
+ */
+function dayPlaces(first: number, span: number, y0: number, norms: NormRow[]) {
+  const monthAt = new Int32Array(span);
+  const offsetYearAt = new Int32Array(span);
+  const norm = Array.from({ length: HEAT }, () => new Float64Array(span).fill(NaN));
+  const bySlot = Array.from({ length: HEAT }, () => new Float64Array(366).fill(NaN));
+  for (const r of norms) {
+    [r.n1, r.n2, r.n3, r.n4].forEach((v, h) => {
+      if (v !== null) bySlot[h]![r.slot] = v;
+    });
+  }
+  const start = new Date(first * DAY_MS);
+  let year = start.getUTCFullYear();
+  let month = start.getUTCMonth();
+  let dayOfMonth = start.getUTCDate();
+  let slot = (first * DAY_MS - Date.UTC(year, 0, 1)) / DAY_MS;
+  for (let i = 0; i < span; i++) {
+    monthAt[i] = (year - y0) * 12 + month;
+    offsetYearAt[i] = year - y0 - (slot < 180 ? 1 : 0);
+    for (let h = 0; h < HEAT; h++) norm[h]![i] = bySlot[h]![slot]!;
+    if (dayOfMonth < daysInMonth(year, month)) {
+      dayOfMonth++;
+    } else {
+      dayOfMonth = 1;
+      month++;
+    }
+    slot++;
+    if (month === 12) {
+      year++;
+      month = 0;
+      slot = 0;
+    }
+  }
+  return { monthAt, offsetYearAt, norm };
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysInMonth = (year: number, month: number) => (month === 1 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 29 : DAYS_IN_MONTH[month]!);

@@ -253,65 +253,107 @@ export function specificHumidity(t: number, rh: number): number {
 /** Temperatures to 0.01 K: nothing of substance is lost, the files are a fifth smaller, and the values print short (287.23). */
 const centi = (x: number) => Math.fround(Math.round(x * 100) / 100);
 
+type Shared = ReturnType<typeof sharedDays>;
+type KnotPlaces = ReturnType<typeof knotPlaces>;
+
+/** What one model's days are made of besides the shared days: its hash key, bias, sensitivity and value noise. */
+interface ModelNoise {
+  key: number;
+  bias: number;
+  sens: number;
+  fast: Float64Array;
+  slow: Float64Array;
+  wetRegime: Float64Array;
+  /** The humidity's own slow noise (knots every 7 days), apart from the temperature's; undefined without humidity. */
+  moist: Float64Array | undefined;
+}
+
+/**
+ * Fills `out` with the model's days (those `skip` does not mark) in date order. A function of its
+ * own, not a loop in the generator: V8 optimises it once, where the generator was recompiled cell
+ * after cell.
+ */
+function fillModelDays(out: ModelDays, { k, day, n }: Shared, t0: number, places: { p3: KnotPlaces; p11: KnotPlaces; p5: KnotPlaces; p7: KnotPlaces | undefined }, noise: ModelNoise, skip: Uint8Array | undefined, humidity: { hurs: boolean; huss: boolean } | undefined) {
+  const { key, bias, sens, fast, slow, wetRegime, moist } = noise;
+  const { p3, p11, p5, p7 } = places;
+  const humid = out.humid;
+  let r = 0;
+  for (let i = 0; i < n; i++) {
+    if (skip?.[i]) continue;
+    const t = t0 + i;
+    // four uniforms of the day: white noise of the temperature and of its range, the wet draw, the amount
+    const h = mix(key ^ mix(t));
+    const fa = fast[p3.at[i]!]!;
+    const sa = slow[p11.at[i]!]!;
+    const ra = wetRegime[p5.at[i]!]!;
+    const regime = ra + (wetRegime[p5.at[i]! + 1]! - ra) * p5.weight[i]!;
+    const wet = mix(h ^ 0x68e31da4) / 4294967296 < day.pWet[i]! * (0.3 + 1.4 * regime);
+    const dt = day.warming[i]! * sens;
+    // the day's anomaly: slow and fast value noise and white noise, larger in winter
+    const anomaly = 1.5 * (sa + (slow[p11.at[i]! + 1]! - sa) * p11.weight[i]!) + 1.2 * (fa + (fast[p3.at[i]! + 1]! - fa) * p3.weight[i]!) + 0.9 * (mix(h ^ 0x1b873593) / 4294967296 - 0.5);
+    const tmean = day.base[i]! + bias + dt + day.sd[i]! * anomaly;
+    // wet days have a smaller diurnal range; it never drops below 1 K, so tasmin < tasmax
+    const range = Math.max(1, k.dtr * (wet ? 0.6 : 1) * (0.8 + (0.4 * mix(h ^ 0xcc9e2d51)) / 4294967296));
+    out.date[r] = day.date[i]!;
+    out.tasmax[r] = centi(tmean + range / 2);
+    out.tasmin[r] = centi(tmean - range / 2);
+    // exponential amounts, heavier in wet regimes and a little heavier per K of warming (mm/day -> kg m-2 s-1)
+    out.pr[r] = wet ? Math.fround((-k.wetMm * (0.6 + 0.8 * regime) * (1 + 0.05 * dt) * Math.log(1 - mix(h ^ 0xe6546b64) / 4294967296)) / 86400) : 0;
+    if (humid) {
+      // NEX-GDDP-CMIP6's tas is derived from tasmax and tasmin: their mean, so tasmin <= tas <= tasmax.
+      const tas = centi((out.tasmax[r]! + out.tasmin[r]!) / 2);
+      // Moister on wet days, drier on days warmer than the season, and slow noise of its own.
+      const ma = moist![p7!.at[i]!]!;
+      const rh = k.rhMean + (wet ? 16 : 0) - 1.2 * (tmean - day.base[i]! - bias - dt) + 9 * (ma + (moist![p7!.at[i]! + 1]! - ma) * p7!.weight[i]!);
+      const hurs = Math.min(100, Math.max(3, rh));
+      humid.tas[r] = tas;
+      humid.hurs[r] = humidity!.hurs ? Math.fround(Math.round(hurs * 100) / 100) : NaN;
+      humid.huss[r] = humidity!.huss ? Math.fround(specificHumidity(tas, hurs)) : NaN;
+    }
+    r++;
+  }
+}
+
+const countOf = (flags: Uint8Array) => {
+  let n = 0;
+  for (let i = 0; i < flags.length; i++) n += flags[i]!;
+  return n;
+};
+
 /** Each model's days, model by model in the order of `job.models`. */
 export function* syntheticDays(job: SyntheticDaysJob): Generator<ModelDays> {
-  const { k, day, n } = sharedDays(job);
+  const shared = sharedDays(job);
+  const { day, n } = shared;
   const t0 = day.date[0]! - EPOCH_1950;
   const t1 = t0 + n - 1;
-  const [p3, p11, p5] = [knotPlaces(3, t0, n), knotPlaces(11, t0, n), knotPlaces(5, t0, n)];
-  const p7 = job.humidity ? knotPlaces(7, t0, n) : undefined;
+  const places = { p3: knotPlaces(3, t0, n), p11: knotPlaces(11, t0, n), p5: knotPlaces(5, t0, n), p7: job.humidity ? knotPlaces(7, t0, n) : undefined };
   for (const [m, model] of job.models.entries()) {
     const key = keyOf(job.seed, job.cellId, job.scenario, model);
-    // A model's warm or cold bias and its climate sensitivity are the same in every cell and scenario.
-    const bias = (keyOf(job.seed, model, 'bias') / 4294967296) * 3 - 1.5;
-    const sens = 0.7 + (keyOf(job.seed, model, 'sensitivity') / 4294967296) * 0.6;
-    // Fast and slow temperature noise (knots every 3 and 11 days), and the wet regime (every 5).
-    const fast = knots(key, 1, 3, t0, t1, true);
-    const slow = knots(key, 2, 11, t0, t1, true);
-    const wetRegime = knots(key, 3, 5, t0, t1, false);
+    const humidity = job.humidity?.[m];
+    const noise: ModelNoise = {
+      key,
+      // A model's warm or cold bias and its climate sensitivity are the same in every cell and scenario.
+      bias: (keyOf(job.seed, model, 'bias') / 4294967296) * 3 - 1.5,
+      sens: 0.7 + (keyOf(job.seed, model, 'sensitivity') / 4294967296) * 0.6,
+      // Fast and slow temperature noise (knots every 3 and 11 days), and the wet regime (every 5).
+      fast: knots(key, 1, 3, t0, t1, true),
+      slow: knots(key, 2, 11, t0, t1, true),
+      wetRegime: knots(key, 3, 5, t0, t1, false),
+      moist: humidity ? knots(key, 4, 7, t0, t1, true) : undefined,
+    };
     const calendar = job.calendars[m];
     const skip = calendar === 'noleap' ? day.feb29 : calendar === '360_day' ? day.skip360 : undefined;
-    const rows = skip ? n - skip.reduce((a, b) => a + b, 0) : n;
-    const out: ModelDays = { model: m, date: new Int32Array(rows), tasmax: new Float32Array(rows), tasmin: new Float32Array(rows), pr: new Float32Array(rows) };
-    const humidity = job.humidity?.[m];
-    // The humidity's own slow noise (knots every 7 days), apart from the temperature's.
-    const moist = humidity ? knots(key, 4, 7, t0, t1, true) : undefined;
-    const humid = humidity ? (out.humid = { tas: new Float32Array(rows), hurs: new Float32Array(rows), huss: new Float32Array(rows) }) : undefined;
-    let r = 0;
-    for (let i = 0; i < n; i++) {
-      if (skip?.[i]) continue;
-      const t = t0 + i;
-      // four uniforms of the day: white noise of the temperature and of its range, the wet draw, the amount
-      const h = mix(key ^ mix(t));
-      const fa = fast[p3.at[i]!]!;
-      const sa = slow[p11.at[i]!]!;
-      const ra = wetRegime[p5.at[i]!]!;
-      const regime = ra + (wetRegime[p5.at[i]! + 1]! - ra) * p5.weight[i]!;
-      const wet = mix(h ^ 0x68e31da4) / 4294967296 < day.pWet[i]! * (0.3 + 1.4 * regime);
-      const dt = day.warming[i]! * sens;
-      // the day's anomaly: slow and fast value noise and white noise, larger in winter
-      const anomaly = 1.5 * (sa + (slow[p11.at[i]! + 1]! - sa) * p11.weight[i]!) + 1.2 * (fa + (fast[p3.at[i]! + 1]! - fa) * p3.weight[i]!) + 0.9 * (mix(h ^ 0x1b873593) / 4294967296 - 0.5);
-      const tmean = day.base[i]! + bias + dt + day.sd[i]! * anomaly;
-      // wet days have a smaller diurnal range; it never drops below 1 K, so tasmin < tasmax
-      const range = Math.max(1, k.dtr * (wet ? 0.6 : 1) * (0.8 + (0.4 * mix(h ^ 0xcc9e2d51)) / 4294967296));
-      out.date[r] = day.date[i]!;
-      out.tasmax[r] = centi(tmean + range / 2);
-      out.tasmin[r] = centi(tmean - range / 2);
-      // exponential amounts, heavier in wet regimes and a little heavier per K of warming (mm/day -> kg m-2 s-1)
-      out.pr[r] = wet ? Math.fround((-k.wetMm * (0.6 + 0.8 * regime) * (1 + 0.05 * dt) * Math.log(1 - mix(h ^ 0xe6546b64) / 4294967296)) / 86400) : 0;
-      if (humid) {
-        // NEX-GDDP-CMIP6's tas is derived from tasmax and tasmin: their mean, so tasmin <= tas <= tasmax.
-        const tas = centi((out.tasmax[r]! + out.tasmin[r]!) / 2);
-        // Moister on wet days, drier on days warmer than the season, and slow noise of its own.
-        const ma = moist![p7!.at[i]!]!;
-        const rh = k.rhMean + (wet ? 16 : 0) - 1.2 * (tmean - day.base[i]! - bias - dt) + 9 * (ma + (moist![p7!.at[i]! + 1]! - ma) * p7!.weight[i]!);
-        const hurs = Math.min(100, Math.max(3, rh));
-        humid.tas[r] = tas;
-        humid.hurs[r] = humidity!.hurs ? Math.fround(Math.round(hurs * 100) / 100) : NaN;
-        humid.huss[r] = humidity!.huss ? Math.fround(specificHumidity(tas, hurs)) : NaN;
-      }
-      r++;
-    }
+    const rows = skip ? n - countOf(skip) : n;
+    // Every model's days have the same shape (humid or not), so the code that reads them sees one.
+    const out: ModelDays = {
+      model: m,
+      date: new Int32Array(rows),
+      tasmax: new Float32Array(rows),
+      tasmin: new Float32Array(rows),
+      pr: new Float32Array(rows),
+      humid: humidity ? { tas: new Float32Array(rows), hurs: new Float32Array(rows), huss: new Float32Array(rows) } : undefined,
+    };
+    fillModelDays(out, shared, t0, places, noise, skip, humidity);
     yield out;
   }
 }
