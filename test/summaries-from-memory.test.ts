@@ -7,14 +7,17 @@ import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
 import { withRowSource } from '../src/db/rowSource.js';
 import { cellPath } from '../src/dataBuild/files.js';
 import { heatColumn } from '../src/dataBuild/summaryFormat.js';
-import { loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
+import { cellNorms, loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
+import { historicNorms } from '../src/ingest/historicNorms.js';
+import { syntheticDays } from '../src/ingest/syntheticDays.js';
 import { forEachCellOnThreads } from '../src/ingest/cellThreads.js';
-import { cellClimate, writeSyntheticCellWithSummaries } from '../src/ingest/synthetic.js';
+import { cellClimate, daysWithout360, writeSyntheticCell, writeSyntheticCellWithSummaries } from '../src/ingest/synthetic.js';
 import { DATASETS, HISTORIC_RANGES, runOf } from '../src/reference/fixtures.js';
 
 /**
- * The default build computes the monthly summaries and the ensemble statistics from the
- * days it generated, in JavaScript (src/ingest/monthlySummaries.ts, ensembleDays.ts); the ingest and
+ * The default build computes the monthly summaries, the ensemble statistics and the historical
+ * climatology from the days it generated, in JavaScript (src/ingest/monthlySummaries.ts,
+ * ensembleDays.ts, historicNorms.ts); the ingest and
  * `make summaries` read them from the cell's file in SQL (sql/build/monthly_summary.sql,
  * ensemble_daily.sql). Both must write the same summaries: here a cell of each dataset is built the
  * first way, then its summaries rewritten the second way, and the files (monthly, ensemble and its
@@ -112,6 +115,24 @@ describe('summaries from the days in memory', () => {
       }
     });
   }
+
+  it('takes the historical climatology of the heat series from the days, the same to the bit as the query of the file', async () => {
+    for (const d of DATASETS) {
+      const models = d.models.filter((m) => runOf(d, m)!.scenarios.includes('historical')).sort();
+      const calendars = new Set(models.map((m) => runOf(d, m)!.calendar));
+      const years = d.years.historical!;
+      const job = { seed: 5, dataset: d.name, cellId: 9, scenario: 'historical', years, models, climate: cellClimate(41.9, -87.6, 600) };
+      const dataDir = path.join(tmp, 'norms', d.name);
+      await writeSyntheticCell(conn, { ...job, outFile: cellPath(dataDir, 'climate', d.name, 'historical', 9) });
+      const days = [...syntheticDays({ ...job, calendars: models.map((m) => runOf(d, m)!.calendar), skip360: { 365: daysWithout360(365), 366: daysWithout360(366) } })];
+      const ranges = rangesOfDataset(HISTORIC_RANGES, d.name);
+      const fromFile = await cellNorms(conn, { dataDir, dataset: d.name, cellId: 9 }, HISTORIC_RANGES);
+      const fromDays = historicNorms(days, ranges);
+      expect(fromDays, `${d.name} (${[...calendars].join(', ')})`).toEqual(fromFile);
+      // Every range of the dataset has a norm on every slot (366: some models' years are leap years).
+      expect([fromDays.length, ranges.every((_, h) => fromDays.every((r) => typeof [r.n1, r.n2, r.n3, r.n4][h] === 'number'))]).toEqual([366, true]);
+    }
+  });
 });
 
 describe('rows made in JavaScript as a table (row_source)', () => {

@@ -9,7 +9,8 @@ import { withRowSource } from '../db/rowSource.js';
 import { day360ToDayOfYear } from './netcdf/cfTime.js';
 import { ensembleDays } from './ensembleDays.js';
 import { monthlySummaries } from './monthlySummaries.js';
-import { cellNorms, writeCellSummaries, type NormRow, type SummaryRange } from './summaries.js';
+import { historicNorms } from './historicNorms.js';
+import { rangesOfDataset, writeCellSummaries, type NormRow, type SummaryRange } from './summaries.js';
 import { syntheticDays, type CellClimate, type ModelDays } from './syntheticDays.js';
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
@@ -135,8 +136,8 @@ export interface SyntheticCell {
 
 /**
  * Generates and writes every scenario's days of one cell, and their summaries. The monthly
- * summaries and the ensemble statistics come from the days in memory (monthlySummaries.ts,
- * ensembleDays.ts), the ensemble's JSON from its file; the
+ * summaries, the ensemble statistics and the historical climatology come from the days in memory
+ * (monthlySummaries.ts, ensembleDays.ts, historicNorms.ts), the ensemble's JSON from its file; the
  * historical scenario goes first, since every scenario's heat-wave series compare with its
  * climatology. Returns the rows written.
  */
@@ -148,7 +149,8 @@ export async function writeSyntheticCellWithSummaries(conn: DuckDBConnection, ce
   for (const s of [...cell.scenarios].sort((a, b) => order(a.scenario) - order(b.scenario))) {
     const { models, days } = generate({ seed: cell.seed, dataset: cell.dataset, cellId: cell.cellId, scenario: s.scenario, years: s.years, models: s.models, climate: cell.climate });
     rows += await writeDays(conn, models, days, cellPath(cell.dataDir, 'climate', cell.dataset, s.scenario, cell.cellId));
-    norms ??= await cellNorms(conn, ref, ranges);
+    // Every scenario's heat-wave series compare with the historical days' climatology (none without them).
+    norms ??= s.scenario === 'historical' ? historicNorms(days, rangesOfDataset(ranges, cell.dataset)) : [];
     await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, norms, { monthly: monthlySummaries(models, days, norms), ensemble: ensembleDays(days) });
   }
   return rows;
