@@ -15,11 +15,11 @@ WITH m AS (
          CASE WHEN NOT isnan(cooling_65f) THEN cooling_65f END AS cooling_65f, CASE WHEN NOT isnan(heating_65f) THEN heating_65f END AS heating_65f,
          -- NaN: no value (a year's rows but its first, an offset year without the next year's days).
          CASE WHEN NOT isnan(afdd_year) THEN afdd_year END AS afdd_year, CASE WHEN NOT isnan(afdd_offset_year) THEN afdd_offset_year END AS afdd_offset_year,
-         {'n': dry_n::BIGINT, 'head': dry_head::BIGINT, 'tail': dry_tail::BIGINT, 'longest': dry_longest::BIGINT, 'runs5': dry_runs5::BIGINT} AS dry,
-         {'n': not_wet_n::BIGINT, 'head': not_wet_head::BIGINT, 'tail': not_wet_tail::BIGINT, 'longest': not_wet_longest::BIGINT, 'runs5': not_wet_runs5::BIGINT} AS not_wet,
+         {'n': dry_n, 'head': dry_head, 'tail': dry_tail, 'longest': dry_longest, 'runs5': dry_runs5} AS dry,
+         {'n': not_wet_n, 'head': not_wet_head, 'tail': not_wet_tail, 'longest': not_wet_longest, 'runs5': not_wet_runs5} AS not_wet,
          -- A year's run summary, packed (year_runs); -1: none (the year's rows but its first).
          CASE WHEN dry_year >= 0 THEN dry_year END AS dry_year, CASE WHEN not_wet_year >= 0 THEN not_wet_year END AS not_wet_year,
-         CASE WHEN @_n > 0 THEN {'n': @_n::BIGINT, 'head': @_head::BIGINT, 'tail': @_tail::BIGINT, 'longest': @_longest::BIGINT, 'runs5': @_runs5::BIGINT} END AS @
+         CASE WHEN @_n > 0 THEN {'n': @_n, 'head': @_head, 'tail': @_tail, 'longest': @_longest, 'runs5': @_runs5} END AS @
          CASE WHEN @_year >= 0 THEN @_year END AS @_year
   FROM row_source($summaries::INTEGER)
 )

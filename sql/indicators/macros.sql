@@ -84,11 +84,11 @@ CREATE OR REPLACE MACRO in_date_order(dated_flags) AS list_transform(list_sort(d
 -- at each end, the longest run, and the number of runs of 5 or more. Runs that cross months are
 -- rebuilt from the end runs by period_runs.
 CREATE OR REPLACE MACRO run_summary(flags) AS {
-  'n': coalesce(len(flags), 0),
-  'head': coalesce(list_position(flags, false) - 1, len(flags), 0),
-  'tail': coalesce(list_position(list_reverse(flags), false) - 1, len(flags), 0),
-  'longest': coalesce(list_max(run_lengths(flags)), 0),
-  'runs5': coalesce(len(list_filter(run_lengths(flags), r -> r >= 5)), 0)
+  'n': coalesce(len(flags), 0)::INTEGER,
+  'head': coalesce(list_position(flags, false) - 1, len(flags), 0)::INTEGER,
+  'tail': coalesce(list_position(list_reverse(flags), false) - 1, len(flags), 0)::INTEGER,
+  'longest': coalesce(list_max(run_lengths(flags)), 0)::INTEGER,
+  'runs5': coalesce(len(list_filter(run_lengths(flags), r -> r >= 5)), 0)::INTEGER
 };
 
 -- A day's flag as a base-4 digit at its day-of-month place (day_place: 4^(day - 1), two bits a day):
@@ -106,11 +106,11 @@ CREATE OR REPLACE MACRO month_flags(digits) AS replace(reverse(to_base(digits::B
 -- monthly summaries): the longest run of '2's is the greatest of the runs as strings, and every run
 -- of 5 or more starts where '1' is followed by five '2's, once a '1' is put in front.
 CREATE OR REPLACE MACRO run_summary_text(s) AS {
-  'n': length(s)::BIGINT,
-  'head': (length(s) - length(ltrim(s, '2')))::BIGINT,
-  'tail': (length(s) - length(rtrim(s, '2')))::BIGINT,
-  'longest': coalesce(length(list_max(string_split(s, '1'))), 0)::BIGINT,
-  'runs5': ((length(s) + 1 - length(replace('1' || s, '122222', ''))) // 6)::BIGINT
+  'n': length(s)::INTEGER,
+  'head': (length(s) - length(ltrim(s, '2')))::INTEGER,
+  'tail': (length(s) - length(rtrim(s, '2')))::INTEGER,
+  'longest': coalesce(length(list_max(string_split(s, '1'))), 0)::INTEGER,
+  'runs5': ((length(s) + 1 - length(replace('1' || s, '122222', ''))) // 6)::INTEGER
 };
 
 -- The same run summary from the bits of the digits, about 4 times cheaper than from the string (the
@@ -140,12 +140,12 @@ CREATE OR REPLACE MACRO run_summary_bits(digits, t, f, windows_4, longest, below
   WHEN digits IS NULL THEN NULL
   WHEN (t | f) >> (2 * bit_count(t | f)) <> 0 THEN run_summary_text(month_flags(digits))
   ELSE {
-    'n': bit_count(t | f)::BIGINT,
-    'head': bit_count(t & ((f & -f) - 1))::BIGINT,
-    'tail': bit_count(t & ~below_last_false)::BIGINT,
-    'longest': longest::BIGINT,
+    'n': bit_count(t | f)::INTEGER,
+    'head': bit_count(t & ((f & -f) - 1))::INTEGER,
+    'tail': bit_count(t & ~below_last_false)::INTEGER,
+    'longest': longest::INTEGER,
     -- the first days of runs of 5 or more: 5 true days from there, and no true day before
-    'runs5': bit_count(windows_4 & (t >> 8) & ~(t << 2))::BIGINT
+    'runs5': bit_count(windows_4 & (t >> 8) & ~(t << 2))::INTEGER
   } END;
 
 -- Two consecutive stretches of days, each a run summary, as one: the tail run of the first and the
@@ -156,7 +156,7 @@ CREATE OR REPLACE MACRO join_runs(a, b) AS {
   'head': CASE WHEN a.head = a.n THEN a.n + b.head ELSE a.head END,
   'tail': CASE WHEN b.tail = b.n THEN b.n + a.tail ELSE b.tail END,
   'longest': greatest(a.longest, b.longest, a.tail + b.head),
-  'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::BIGINT - (b.head >= 5)::BIGINT + (a.tail + b.head >= 5)::BIGINT
+  'runs5': a.runs5 + b.runs5 - (a.tail >= 5)::INTEGER - (b.head >= 5)::INTEGER + (a.tail + b.head >= 5)::INTEGER
 };
 
 -- Consecutive stretches' run summaries as one: `stretches` is a list of {order key, r} (list(...)
