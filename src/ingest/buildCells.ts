@@ -32,12 +32,12 @@ const BYTES_PER_ROW = 7;
 
 /**
  * Cells built at once, each on a thread of its own with single-threaded queries: a cell's queries
- * are many and small, and one query per core wastes less than several threads per query. One more
- * than the cores keeps them busy between a cell's queries and its JavaScript (2 workers kept 2
- * cores 70-75% busy; a build of 10 cells took 32 and 57 s with 3 workers against 37 and 60 s with
- * 2, on a busy host).
+ * are many and small, and one query per core wastes less than several threads per query. One per
+ * core: once V8 stopped recompiling the summaries, a third thread on 2 cores only added switching
+ * (default builds, in turn: 131.9 and 135.9 s with 2 threads against 150.0 and 157.9 s with 3;
+ * docs/data.md).
  */
-const WORKERS = os.availableParallelism() + 1;
+const WORKERS = os.availableParallelism();
 
 /**
  * Writes the days and summaries of each cell, WORKERS cells at a time, then marks it built. A
