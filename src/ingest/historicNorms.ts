@@ -1,3 +1,4 @@
+import { calendarOfDays } from './dayCalendar.js';
 import type { NormRow, SummaryRange } from './summaries.js';
 import type { ModelDays } from './syntheticDays.js';
 
@@ -12,44 +13,31 @@ import type { ModelDays } from './syntheticDays.js';
  * thousand values exactly, in any order, compensated (Kahan's, as favg adds) or not.
  */
 
-const DAY_MS = 86_400_000;
 const SLOTS = 366;
 
-/** Each day's slot, and its year's index in `ranges` as a bit set, for the days from `first` on. */
+/** Each day's slot, and the ranges its year is in as a bit set (bit h: ranges[h]), for the days from `first` on. */
 function dayKeys(first: number, span: number, ranges: SummaryRange[]) {
-  const slot = new Int16Array(span);
+  const { year, slot } = calendarOfDays(first, span);
   const inRanges = new Uint8Array(span);
-  const start = new Date(first * DAY_MS);
-  let year = start.getUTCFullYear();
-  let yearStart = Date.UTC(year, 0, 1) / DAY_MS;
-  let nextYear = Date.UTC(year + 1, 0, 1) / DAY_MS;
-  let bits = rangeBits(year, ranges);
-  for (let i = 0; i < span; i++) {
-    const date = first + i;
-    if (date === nextYear) {
-      year++;
-      yearStart = nextYear;
-      nextYear = Date.UTC(year + 1, 0, 1) / DAY_MS;
-      bits = rangeBits(year, ranges);
-    }
-    slot[i] = date - yearStart;
-    inRanges[i] = bits;
-  }
+  for (let i = 0; i < span; i++) inRanges[i] = rangeBits(year[i]!, ranges);
   return { slot, inRanges };
 }
 
 const rangeBits = (year: number, ranges: SummaryRange[]) => ranges.reduce((bits, r, h) => (year >= r.start_year && year <= r.end_year ? bits | (1 << h) : bits), 0);
 
-/** One model's tasmax into the sums and counts of each (range, slot): index h * SLOTS + slot. */
-function addModel(sum: Float64Array, count: Float64Array, d: ModelDays, first: number, slot: Int16Array, inRanges: Uint8Array, ranges: number) {
+/**
+ * One model's tasmax into the sums and counts of each (range, slot), index h * SLOTS + slot, and
+ * the slots that have a day of any year into `present` (the query's groups).
+ */
+function addModel(sum: Float64Array, count: Float64Array, present: Uint8Array, d: ModelDays, first: number, slot: Int16Array, inRanges: Uint8Array, ranges: number) {
   const { date, tasmax } = d;
   for (let r = 0; r < date.length; r++) {
-    const i = date[r]! - first;
-    const bits = inRanges[i]!;
-    if (bits === 0) continue;
     const x = tasmax[r]!;
     // A missing value (NaN) is no day, as the query's WHERE tasmax IS NOT NULL.
     if (x !== x) continue;
+    const i = date[r]! - first;
+    present[slot[i]!] = 1;
+    const bits = inRanges[i]!;
     for (let h = 0; h < ranges; h++) {
       if ((bits & (1 << h)) === 0) continue;
       const j = h * SLOTS + slot[i]!;
@@ -68,10 +56,8 @@ export function historicNorms(days: ModelDays[], ranges: SummaryRange[]): NormRo
   const { slot, inRanges } = dayKeys(first, span, ranges);
   const sum = new Float64Array(ranges.length * SLOTS);
   const count = new Float64Array(ranges.length * SLOTS);
-  for (const d of withRows) addModel(sum, count, d, first, slot, inRanges, ranges.length);
-  // The slots with a day of any model (the query's groups), whatever their year.
   const present = new Uint8Array(SLOTS);
-  for (const d of withRows) markSlots(present, d, first, slot);
+  for (const d of withRows) addModel(sum, count, present, d, first, slot, inRanges, ranges.length);
   const norm = (h: number, s: number) => {
     if (h >= ranges.length) return null;
     const j = h * SLOTS + s;
@@ -81,9 +67,4 @@ export function historicNorms(days: ModelDays[], ranges: SummaryRange[]): NormRo
   const rows: NormRow[] = [];
   for (let s = 0; s < SLOTS; s++) if (present[s]) rows.push({ slot: s, n1: norm(0, s), n2: norm(1, s), n3: norm(2, s), n4: norm(3, s) });
   return rows;
-}
-
-function markSlots(present: Uint8Array, d: ModelDays, first: number, slot: Int16Array) {
-  const { date, tasmax } = d;
-  for (let r = 0; r < date.length; r++) if (tasmax[r] === tasmax[r]) present[slot[date[r]! - first]!] = 1;
 }

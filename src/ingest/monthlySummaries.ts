@@ -1,5 +1,6 @@
 import { DOUBLE, ENUM, INTEGER } from '@duckdb/node-api';
 import type { RowSource } from '../db/rowSource.js';
+import { calendarOfDays } from './dayCalendar.js';
 import type { NormRow } from './summaries.js';
 import type { ModelDays } from './syntheticDays.js';
 
@@ -370,8 +371,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
 /**
  * What every model shares on each day of the span `first`..`first + span - 1`: its month's place
  * from January of `y0` on (year * 12 + month), its offset year for the freezing degree days (-1
- * before the first year's), and each heat series' norm (NaN: none). Days counted forward from the
- * first's date, not a Date per day: this runs for every cell and scenario.
+ * before the first year's), and each heat series' norm (NaN: none).
  */
 function dayPlaces(first: number, span: number, y0: number, norms: NormRow[]) {
   const monthAt = new Int32Array(span);
@@ -383,30 +383,11 @@ function dayPlaces(first: number, span: number, y0: number, norms: NormRow[]) {
       if (v !== null) bySlot[h]![r.slot] = v;
     });
   }
-  const start = new Date(first * DAY_MS);
-  let year = start.getUTCFullYear();
-  let month = start.getUTCMonth();
-  let dayOfMonth = start.getUTCDate();
-  let slot = (first * DAY_MS - Date.UTC(year, 0, 1)) / DAY_MS;
+  const { year, month, slot } = calendarOfDays(first, span);
   for (let i = 0; i < span; i++) {
-    monthAt[i] = (year - y0) * 12 + month;
-    offsetYearAt[i] = year - y0 - (slot < 180 ? 1 : 0);
-    for (let h = 0; h < HEAT; h++) norm[h]![i] = bySlot[h]![slot]!;
-    if (dayOfMonth < daysInMonth(year, month)) {
-      dayOfMonth++;
-    } else {
-      dayOfMonth = 1;
-      month++;
-    }
-    slot++;
-    if (month === 12) {
-      year++;
-      month = 0;
-      slot = 0;
-    }
+    monthAt[i] = (year[i]! - y0) * 12 + month[i]!;
+    offsetYearAt[i] = year[i]! - y0 - (slot[i]! < 180 ? 1 : 0);
+    for (let h = 0; h < HEAT; h++) norm[h]![i] = bySlot[h]![slot[i]!]!;
   }
   return { monthAt, offsetYearAt, norm };
 }
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const daysInMonth = (year: number, month: number) => (month === 1 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 29 : DAYS_IN_MONTH[month]!);
