@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sqlFile } from '../src/db/sqlFiles.js';
-import { SUMMARISED_BASETEMP, servedStatement, variablesOf } from '../src/indicators/query.js';
+import { fromMonths, SUMMARISED_BASETEMP, SUMMARISED_PERCENTILE, servedStatement, variablesOf } from '../src/indicators/query.js';
 import { temperatureToK } from '../src/indicators/params.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -506,6 +506,27 @@ describe('whole-month periods from the monthly summaries', () => {
     // The default base written out is the summaries' base.
     expect(await data(name, `${agg}&time_aggregation=yearly&basetemp=65&basetemp_units=F`)).toEqual(await data(name, `${agg}&time_aggregation=yearly`));
   });
+
+  it.each(['percentile_high_temperature', 'percentile_low_temperature', 'percentile_precipitation'])(
+    '%s: years at the default percentile from the summaries equal the days; other percentiles and periods read the days',
+    async (name) => {
+      for (const years of ['', '&years=2051:2052', '&years=2052']) {
+        const yearly = await data(name, `${agg}&time_aggregation=yearly${years}`);
+        expect(Object.keys(yearly).length).toBeGreaterThan(0);
+        expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31${years}`), (y) => y)).toEqual(yearly);
+        expect(await data(name, `${agg}&time_aggregation=yearly&percentile=50${years}`)).toEqual(yearly);
+      }
+      const ninetieth = await data(name, `${agg}&time_aggregation=yearly&percentile=90`);
+      expect(ninetieth).not.toEqual(await data(name, `${agg}&time_aggregation=yearly`));
+      expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31&percentile=90`), (y) => y)).toEqual(ninetieth);
+      const monthly = await data(name, `${agg}&time_aggregation=monthly`);
+      expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+      // Only years at the summaries' percentile are read from the summaries alone.
+      expect(fromMonths({ name, timeAggregation: 'yearly', percentile: SUMMARISED_PERCENTILE })).toBe(true);
+      expect(fromMonths({ name, timeAggregation: 'yearly', percentile: 90 })).toBe(false);
+      expect(fromMonths({ name, timeAggregation: 'quarterly', percentile: SUMMARISED_PERCENTILE })).toBe(false);
+    },
+  );
 
   it('the server sets the variables a template reads through its macros', () => {
     // month_cutting_days names the days' variables in its query() text; leaving them unset would

@@ -94,6 +94,13 @@ describe('summaries from the days in memory', () => {
                   count(afdd_offset_year)::INT n_offset_years, count(afdd_offset_year) FILTER (WHERE year = ${years[1]})::INT in_last FROM ${a}`,
         );
         expect(afdd).toEqual({ n_years: modelCount * yearCount, january: modelCount * yearCount, n_offset_years: modelCount * (yearCount - 1), in_last: 0 });
+        // The years' medians, on the year's first month's row, each between the year's extremes.
+        const [medians] = await q<Record<string, number>>(
+          `SELECT count(p50_tasmax_year)::INT tasmax, count(p50_tasmin_year) FILTER (WHERE month = 1)::INT tasmin_january, count(p50_pr_year)::INT pr,
+                  count(*) FILTER (WHERE p50_tasmax_year > (SELECT max(m.max_tasmax) FROM ${a} m WHERE m.model = t.model AND m.year = t.year)
+                                   OR p50_tasmin_year < (SELECT min(m.min_tasmin) FROM ${a} m WHERE m.model = t.model AND m.year = t.year))::INT outside FROM ${a} t`,
+        );
+        expect(medians).toEqual({ tasmax: modelCount * yearCount, tasmin_january: modelCount * yearCount, pr: modelCount * yearCount, outside: 0 });
         // The years' run summaries (packed, n + 512 longest + 262144 runs5), on the year's first
         // month's row: every year has dry runs, counting its months' days; a heat series of a range
         // with days in it has some years.

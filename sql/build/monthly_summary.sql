@@ -99,6 +99,16 @@ freezing AS (
   LEFT JOIN freezing_offset_years AS fo ON fo.model = fy.model AND fo.year = fy.year
   LEFT JOIN (SELECT DISTINCT model, year - 1 AS year FROM digits) AS nx ON nx.model = fy.model AND nx.year = fy.year
 ),
+-- Each year's median of tasmax, tasmin and pr (p50_*_year), as percentile_high_temperature,
+-- percentile_low_temperature and percentile_precipitation take a year at their default percentile
+-- (50), on the row of the year's first month (NULL on the others).
+medians AS (
+  SELECT model, year(date)::INTEGER AS year, min(month(date))::INTEGER AS month,
+         quantile_cont(tasmax::DOUBLE, 0.5) AS p50_tasmax_year, quantile_cont(tasmin::DOUBLE, 0.5) AS p50_tasmin_year,
+         quantile_cont(pr::DOUBLE, 0.5) AS p50_pr_year
+  FROM read_parquet($file)
+  GROUP BY model, year(date)
+),
 closed AS (
   SELECT *,
          run_close_gap(@, run_first_gap(@)) AS @_closed
@@ -171,10 +181,10 @@ runs AS (
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
 months AS (
   SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
-         afdd_year, afdd_offset_year,
+         afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year,
          CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet,
          @
-  FROM runs LEFT JOIN freezing USING (model, year, month)
+  FROM runs LEFT JOIN freezing USING (model, year, month) LEFT JOIN medians USING (model, year, month)
 ),
 -- Each series' run summary of a whole year (<series>_year, packed by year_runs, on the row of the
 -- year's first month, NULL on the others), its months joined in date order as period_runs joins
@@ -187,6 +197,6 @@ years AS (
   GROUP BY model, year
 )
 SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
-       afdd_year, afdd_offset_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
+       afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
 FROM months LEFT JOIN years USING (model, year, month)
 ORDER BY model, year, month

@@ -15,6 +15,8 @@ WITH m AS (
          CASE WHEN NOT isnan(cooling_65f) THEN cooling_65f END AS cooling_65f, CASE WHEN NOT isnan(heating_65f) THEN heating_65f END AS heating_65f,
          -- NaN: no value (a year's rows but its first, an offset year without the next year's days).
          CASE WHEN NOT isnan(afdd_year) THEN afdd_year END AS afdd_year, CASE WHEN NOT isnan(afdd_offset_year) THEN afdd_offset_year END AS afdd_offset_year,
+         CASE WHEN NOT isnan(p50_tasmax_year) THEN p50_tasmax_year END AS p50_tasmax_year, CASE WHEN NOT isnan(p50_tasmin_year) THEN p50_tasmin_year END AS p50_tasmin_year,
+         CASE WHEN NOT isnan(p50_pr_year) THEN p50_pr_year END AS p50_pr_year,
          {'n': dry_n, 'head': dry_head, 'tail': dry_tail, 'longest': dry_longest, 'runs5': dry_runs5} AS dry,
          {'n': not_wet_n, 'head': not_wet_head, 'tail': not_wet_tail, 'longest': not_wet_longest, 'runs5': not_wet_runs5} AS not_wet,
          -- A year's run summary, packed (year_runs); -1: none (the year's rows but its first).
@@ -23,7 +25,7 @@ WITH m AS (
          CASE WHEN @_year >= 0 THEN @_year END AS @_year
   FROM row_source($summaries::INTEGER)
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
+SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
 -- No ORDER BY: the rows come sorted by model, year and month (the order of their index k), and a
 -- COPY keeps the order it reads (preserve_insertion_order): a sort would only cost.
 FROM m

@@ -7,7 +7,7 @@ import { sqlFile } from '../db/sqlFiles.js';
 export const heatColumn = (startYear: number) => `heat_${Math.trunc(startYear)}`;
 
 /** The columns of the monthly summaries the templates read besides the heat series (sql/build/monthly_summary.sql). */
-const SUMMARY_COLUMNS = ['frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: 9 }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'dry', 'not_wet', 'dry_year', 'not_wet_year'];
+const SUMMARY_COLUMNS = ['frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: 9 }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'p50_tasmax_year', 'p50_tasmin_year', 'p50_pr_year', 'dry', 'not_wet', 'dry_year', 'not_wet_year'];
 
 /**
  * The datasets whose monthly summaries lack a column the templates read (the sums came later) or a

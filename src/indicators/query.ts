@@ -207,12 +207,21 @@ export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg =
 /** The degree days' base the monthly summaries hold: the default 65 F in K (summarised_agg in the templates). */
 export const SUMMARISED_BASETEMP = 291.4833333333334;
 
+/** The percentile whose yearly values the monthly summaries hold: the percentile indicators' default (summarised_agg in their templates). */
+export const SUMMARISED_PERCENTILE = 50;
+
+/** The indicators whose yearly values at SUMMARISED_PERCENTILE the monthly summaries hold. */
+const SUMMARISED_PERCENTILES = new Set(['percentile_high_temperature', 'percentile_low_temperature', 'percentile_precipitation']);
+
 /**
  * Whether the request's periods are read from the monthly summaries alone (servedStatement's
- * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own).
+ * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own;
+ * for the percentile indicators, another percentile or periods other than years).
  */
-export const fromMonths = (r: Pick<IndicatorRequest, 'timeAggregation' | 'basetemp'>) =>
-  isWholeMonths(r.timeAggregation) && (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP);
+export const fromMonths = (r: Pick<IndicatorRequest, 'name' | 'timeAggregation' | 'basetemp' | 'percentile'>) =>
+  isWholeMonths(r.timeAggregation) &&
+  (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP) &&
+  (!SUMMARISED_PERCENTILES.has(r.name) || (r.timeAggregation === 'yearly' && r.percentile === SUMMARISED_PERCENTILE));
 
 /** Which last step a request's statement has (servedStatement). */
 export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {

@@ -195,6 +195,83 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
 }
 
 /**
+ * Moves the value sort would put at a[k] there, smaller ones before it and larger after, among
+ * a[0..n) (Hoare's selection: a year's few hundred values in about 2 microseconds, where sorting
+ * them took several times that).
+ */
+function select(a: Float64Array, n: number, k: number) {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/**
+ * The median of a[0..n) as quantile_cont(x, 0.5) takes it: the middle value, or between the two
+ * middle ones as DuckDB interpolates, lo * (1 - d) + hi * d with d = 0.5. The values are reordered.
+ */
+function median(a: Float64Array, n: number): number {
+  const lo = (n - 1) >> 1;
+  select(a, n, lo);
+  const low = a[lo]!;
+  if ((n - 1) % 2 === 0) return low;
+  let high = a[lo + 1]!;
+  for (let i = lo + 2; i < n; i++) if (a[i]! < high) high = a[i]!;
+  return low * 0.5 + high * 0.5;
+}
+
+/** Each (model, year)'s median of tasmax, tasmin and pr (foldMedians), NaN where none. */
+interface Medians {
+  tasmax: Float64Array;
+  tasmin: Float64Array;
+  pr: Float64Array;
+}
+
+/**
+ * The medians of each year of one model's days (day i of the span in year `monthAt[i] / 12`), at
+ * `yearBase + year`: what percentile_high_temperature, percentile_low_temperature and
+ * percentile_precipitation give a year at their default percentile, 50. `scratch`: three arrays
+ * of 366 or more.
+ */
+function foldMedians(out: Medians, d: ModelDays, monthAt: Int32Array, first: number, yearBase: number, scratch: Float64Array[]) {
+  const { tasmax: tx, tasmin: tn, pr: p, date } = d;
+  const [sx, sn, sp] = scratch as [Float64Array, Float64Array, Float64Array];
+  let y = -1;
+  let m = 0;
+  for (let r = 0; r <= date.length; r++) {
+    const year = r < date.length ? (monthAt[date[r]! - first]! / 12) | 0 : -2;
+    if (year !== y) {
+      if (y >= 0) {
+        out.tasmax[yearBase + y] = median(sx, m);
+        out.tasmin[yearBase + y] = median(sn, m);
+        out.pr[yearBase + y] = median(sp, m);
+      }
+      y = year;
+      m = 0;
+    }
+    if (r === date.length) break;
+    sx[m] = tx[r]!;
+    sn[m] = tn[r]!;
+    sp[m++] = p[r]!;
+  }
+}
+
+/**
  * `column[j] = value[year of ks[j]]` on the first row of each (model, year) (ks are sorted, k / 12
  * the year), NaN on the others: a year's value once, as few bytes as a column of a value per
  * month's row would take.
@@ -330,6 +407,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   for (const d of days) foldModel(sums, runs, d, monthAt, first, d.model * months);
   const freezing: Freezing = { year: new Float64Array(size / 12).fill(NaN), offsetYear: new Float64Array(size / 12).fill(NaN) };
   for (const d of days) foldFreezing(freezing, d, monthAt, offsetYearAt, first, (d.model * months) / 12);
+  const medians: Medians = { tasmax: new Float64Array(size / 12).fill(NaN), tasmin: new Float64Array(size / 12).fill(NaN), pr: new Float64Array(size / 12).fill(NaN) };
+  const scratch = [0, 1, 2].map(() => new Float64Array(366));
+  for (const d of days) foldMedians(medians, d, monthAt, first, (d.model * months) / 12, scratch);
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
   noneToNaN(rx);
 
@@ -338,8 +418,8 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const rxColumns: Float64Array[] = [];
   for (let i = 0; i < NDAYS; i++) rxColumns.push(gather(new Float64Array(ks.length), rx, ks, NDAYS, i));
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`)],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER)],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'p50_tasmax_year', 'p50_tasmin_year', 'p50_pr_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`)],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER)],
     batches: [
       [
         ...keyColumns(ks, months, y0),
@@ -361,6 +441,9 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         // A year's and an offset year's values on the year's first month's row (NaN: none, NULL in the file).
         onYearsFirstRow(ks, freezing.year),
         onYearsFirstRow(ks, offsetYearValues(freezing.offsetYear, count, months / 12)),
+        onYearsFirstRow(ks, medians.tasmax),
+        onYearsFirstRow(ks, medians.tasmin),
+        onYearsFirstRow(ks, medians.pr),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
         ...series.map(([, runs]) => yearRunColumn(runs, ks, heat.includes(runs))),
       ],
