@@ -464,7 +464,7 @@ describe('whole-month periods from the monthly summaries', () => {
   const SUMMARISED = [
     'frost_days', 'max_high_temperature', 'min_low_temperature', 'average_high_temperature', 'average_low_temperature', 'diurnal_temperature_range',
     'total_precipitation', 'max_1day_precipitation', 'max_nday_precipitation', 'cooling_degree_days', 'heating_degree_days', 'dry_spells', 'max_consecutive_dry_days', 'heat_wave_incidents', 'heat_wave_duration_index',
-    'accumulated_freezing_degree_days',
+    'accumulated_freezing_degree_days', 'extreme_heat_events', 'extreme_cold_events', 'extreme_precipitation_events',
   ];
   const QUARTERS = '1-1:3-31,4-1:6-30,7-1:9-30,10-1:12-31';
   const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}-1:${i + 1}-${new Date(Date.UTC(2001, i + 1, 0)).getUTCDate() + (i === 1 ? 1 : 0)}`).join(',');
@@ -525,6 +525,25 @@ describe('whole-month periods from the monthly summaries', () => {
       expect(fromMonths({ name, timeAggregation: 'yearly', percentile: SUMMARISED_PERCENTILE })).toBe(true);
       expect(fromMonths({ name, timeAggregation: 'yearly', percentile: 90 })).toBe(false);
       expect(fromMonths({ name, timeAggregation: 'quarterly', percentile: SUMMARISED_PERCENTILE })).toBe(false);
+    },
+  );
+
+  it.each(['extreme_heat_events', 'extreme_cold_events', 'extreme_precipitation_events'])(
+    '%s: whole months of every historic range from the summaries equal the days; another percentile reads the days',
+    async (name) => {
+      for (const range of ['historic_range=1951', 'historic_range=1961', 'historic_range=1971']) {
+        const yearly = await data(name, `${agg}&time_aggregation=yearly&${range}`);
+        expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31&${range}`), (y) => y)).toEqual(yearly);
+        const monthly = await data(name, `${agg}&time_aggregation=monthly&${range}`);
+        expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}&${range}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+      }
+      const other = name === 'extreme_cold_events' ? 5 : 95;
+      const yearly = await data(name, `${agg}&time_aggregation=yearly&percentile=${other}`);
+      expect(yearly).not.toEqual(await data(name, `${agg}&time_aggregation=yearly`));
+      expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=1-1:12-31&percentile=${other}`), (y) => y)).toEqual(yearly);
+      const held = name === 'extreme_cold_events' ? 1 : 99;
+      expect(fromMonths({ name, timeAggregation: 'quarterly', percentile: held })).toBe(true);
+      expect(fromMonths({ name, timeAggregation: 'yearly', percentile: other })).toBe(false);
     },
   );
 

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
 import { withRowSource } from '../src/db/rowSource.js';
 import { cellPath } from '../src/dataBuild/files.js';
-import { heatColumn } from '../src/dataBuild/summaryFormat.js';
-import { cellNorms, loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
+import { EVENT_SERIES, heatColumn } from '../src/dataBuild/summaryFormat.js';
+import { cellHistoric, loadSummaryMacros, rangesOfDataset, writeCellSummaries } from '../src/ingest/summaries.js';
 import { historicNorms } from '../src/ingest/historicNorms.js';
+import { historicThresholds } from '../src/ingest/historicThresholds.js';
 import { syntheticDays } from '../src/ingest/syntheticDays.js';
 import { forEachCellOnThreads } from '../src/ingest/cellThreads.js';
 import { cellClimate, daysWithout360, writeSyntheticCell, writeSyntheticCellWithSummaries } from '../src/ingest/synthetic.js';
@@ -123,7 +124,7 @@ describe('summaries from the days in memory', () => {
     });
   }
 
-  it('takes the historical climatology of the heat series from the days, the same to the bit as the query of the file', async () => {
+  it('takes the historical climatology of the heat series and the extreme events\' thresholds from the days, the same to the bit as the queries of the file', async () => {
     for (const d of DATASETS) {
       const models = d.models.filter((m) => runOf(d, m)!.scenarios.includes('historical')).sort();
       const calendars = new Set(models.map((m) => runOf(d, m)!.calendar));
@@ -133,12 +134,36 @@ describe('summaries from the days in memory', () => {
       await writeSyntheticCell(conn, { ...job, outFile: cellPath(dataDir, 'climate', d.name, 'historical', 9) });
       const days = [...syntheticDays({ ...job, calendars: models.map((m) => runOf(d, m)!.calendar), skip360: { 365: daysWithout360(365), 366: daysWithout360(366) } })];
       const ranges = rangesOfDataset(HISTORIC_RANGES, d.name);
-      const fromFile = await cellNorms(conn, { dataDir, dataset: d.name, cellId: 9 }, HISTORIC_RANGES);
+      const fromFile = await cellHistoric(conn, { dataDir, dataset: d.name, cellId: 9 }, HISTORIC_RANGES);
       const fromDays = historicNorms(days, ranges);
-      expect(fromDays, `${d.name} (${[...calendars].join(', ')})`).toEqual(fromFile);
+      expect(fromDays, `${d.name} (${[...calendars].join(', ')})`).toEqual(fromFile.norms);
       // Every range of the dataset has a norm on every slot (366: some models' years are leap years).
       expect([fromDays.length, ranges.every((_, h) => fromDays.every((r) => typeof [r.n1, r.n2, r.n3, r.n4][h] === 'number'))]).toEqual([366, true]);
+      // The extreme events' thresholds: the build's, the ingest's and the request's
+      // (historic_percentiles, which the day path of the extreme events joins) are one number.
+      const thresholds = historicThresholds(models, days, ranges);
+      expect(thresholds, d.name).toEqual(fromFile.thresholds);
+      const file = cellPath(dataDir, 'climate', d.name, 'historical', 9);
+      for (const [h, r] of ranges.entries()) {
+        for (const [e, series] of EVENT_SERIES.entries()) {
+          const [row] = await q<{ threshold: number }>(`SELECT threshold FROM historic_percentiles('${file}', ${r.start_year}, ${r.end_year}, '${series.variable}', ${series.percentile})`);
+          expect(Object.is(row!.threshold, thresholds[h]![e]), `${d.name} ${r.start_year} ${series.series}: ${row!.threshold} against ${thresholds[h]![e]}`).toBe(true);
+        }
+      }
     }
+  });
+  it('gives a historic range without days no thresholds, in its place among the ranges', async () => {
+    const d = DATASETS.find((x) => x.name === 'NEX-GDDP')!;
+    const models = d.models.filter((m) => runOf(d, m)!.scenarios.includes('historical')).sort();
+    const job = { seed: 5, dataset: d.name, cellId: 10, scenario: 'historical', years: [1985, 2005] as [number, number], models, climate: cellClimate(41.9, -87.6, 600) };
+    const dataDir = path.join(tmp, 'short-history');
+    await writeSyntheticCell(conn, { ...job, outFile: cellPath(dataDir, 'climate', d.name, 'historical', 10) });
+    const days = [...syntheticDays({ ...job, calendars: models.map((m) => runOf(d, m)!.calendar), skip360: { 365: daysWithout360(365), 366: daysWithout360(366) } })];
+    const ranges = rangesOfDataset(HISTORIC_RANGES, d.name);
+    const fromFile = await cellHistoric(conn, { dataDir, dataset: d.name, cellId: 10 }, HISTORIC_RANGES);
+    expect(ranges.map((r) => r.start_year)).toEqual([1951, 1961, 1971]);
+    expect(fromFile.thresholds.map((t) => t.map((v) => typeof v))).toEqual([['object', 'object', 'object'], ['number', 'number', 'number'], ['number', 'number', 'number']]);
+    expect(historicThresholds(models, days, ranges)).toEqual(fromFile.thresholds);
   });
 });
 

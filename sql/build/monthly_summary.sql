@@ -8,7 +8,9 @@
 -- $file: the cell's daily Parquet; $norms: the daily climatology of each historic range for the
 -- heat-wave series (sql/build/historic_norms.sql: STRUCT(slot INTEGER, n1 DOUBLE, n2 DOUBLE,
 -- n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; an empty list when the cell has no historical data:
--- heat is then NULL).
+-- heat is then NULL); $thresholds: the extreme events' thresholds of each range, in the same order
+-- (sql/build/historic_thresholds.sql: STRUCT(heat DOUBLE, cold DOUBLE, wet DOUBLE)[]; empty
+-- without historical data: the events are then NULL).
 --
 -- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
 -- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
@@ -71,7 +73,21 @@ digits AS (
          nullif(bit_or(flag_digit(place, tasmax > n1 + 5)), 0) AS h1,
          nullif(bit_or(flag_digit(place, tasmax > n2 + 5)), 0) AS h2,
          nullif(bit_or(flag_digit(place, tasmax > n3 + 5)), 0) AS h3,
-         nullif(bit_or(flag_digit(place, tasmax > n4 + 5)), 0) AS h4
+         nullif(bit_or(flag_digit(place, tasmax > n4 + 5)), 0) AS h4,
+         -- the extreme events of each range's thresholds (h1_extreme_heat, ...: the service names
+         -- them extreme_heat_1961, ... as the heat series), NULL for a range without thresholds
+         CASE WHEN $thresholds[1].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[1].heat))::INTEGER END AS h1_extreme_heat,
+         CASE WHEN $thresholds[1].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[1].cold))::INTEGER END AS h1_extreme_cold,
+         CASE WHEN $thresholds[1].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[1].wet))::INTEGER END AS h1_extreme_precipitation,
+         CASE WHEN $thresholds[2].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[2].heat))::INTEGER END AS h2_extreme_heat,
+         CASE WHEN $thresholds[2].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[2].cold))::INTEGER END AS h2_extreme_cold,
+         CASE WHEN $thresholds[2].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[2].wet))::INTEGER END AS h2_extreme_precipitation,
+         CASE WHEN $thresholds[3].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[3].heat))::INTEGER END AS h3_extreme_heat,
+         CASE WHEN $thresholds[3].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[3].cold))::INTEGER END AS h3_extreme_cold,
+         CASE WHEN $thresholds[3].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[3].wet))::INTEGER END AS h3_extreme_precipitation,
+         CASE WHEN $thresholds[4].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[4].heat))::INTEGER END AS h4_extreme_heat,
+         CASE WHEN $thresholds[4].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[4].cold))::INTEGER END AS h4_extreme_cold,
+         CASE WHEN $thresholds[4].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[4].wet))::INTEGER END AS h4_extreme_precipitation
   FROM days LEFT JOIN norms USING (slot)
   GROUP BY ALL
 ),
@@ -171,6 +187,7 @@ longer_1 AS (
 ),
 runs AS (
   SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, not_wet AS not_wet_digits, dry AS dry_digits,
+         h1_extreme_heat, h1_extreme_cold, h1_extreme_precipitation, h2_extreme_heat, h2_extreme_cold, h2_extreme_precipitation, h3_extreme_heat, h3_extreme_cold, h3_extreme_precipitation, h4_extreme_heat, h4_extreme_cold, h4_extreme_precipitation,
          run_summary_bits(@, @_t, @_f, @_w4, @_longest, @_below) AS @
   FROM longer_1
 ),
@@ -182,6 +199,7 @@ runs AS (
 months AS (
   SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
          afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year,
+         h1_extreme_heat, h1_extreme_cold, h1_extreme_precipitation, h2_extreme_heat, h2_extreme_cold, h2_extreme_precipitation, h3_extreme_heat, h3_extreme_cold, h3_extreme_precipitation, h4_extreme_heat, h4_extreme_cold, h4_extreme_precipitation,
          CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet,
          @
   FROM runs LEFT JOIN freezing USING (model, year, month) LEFT JOIN medians USING (model, year, month)

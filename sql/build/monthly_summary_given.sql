@@ -1,7 +1,8 @@
 -- The monthly summaries of one map cell and scenario (monthly_summary.sql) from the run summaries
 -- the build computed from the days it holds in memory (src/ingest/monthlySummaries.ts): the same
 -- columns and types. Each run series comes as its fields (dry_n, dry_head, ...), a heat series with
--- n = 0 in a month without any flag of it (NULL in monthly_summary.sql). $summaries: the rows' id
+-- n = 0 in a month without any flag of it (NULL in monthly_summary.sql), and the extreme events of
+-- its range (-1: the range has no thresholds, NULL in the file). $summaries: the rows' id
 -- (src/db/rowSource.ts).
 -- A block of lines holding @ is written once per heat series (h1, h2, ...: forEachSeries in
 -- src/ingest/summaries.ts); DuckDB takes the comma the last series leaves before FROM.
@@ -23,6 +24,9 @@ WITH m AS (
          CASE WHEN dry_year >= 0 THEN dry_year END AS dry_year, CASE WHEN not_wet_year >= 0 THEN not_wet_year END AS not_wet_year,
          CASE WHEN @_n > 0 THEN {'n': @_n, 'head': @_head, 'tail': @_tail, 'longest': @_longest, 'runs5': @_runs5} END AS @
          CASE WHEN @_year >= 0 THEN @_year END AS @_year
+         CASE WHEN @_extreme_heat >= 0 THEN @_extreme_heat END AS @_extreme_heat
+         CASE WHEN @_extreme_cold >= 0 THEN @_extreme_cold END AS @_extreme_cold
+         CASE WHEN @_extreme_precipitation >= 0 THEN @_extreme_precipitation END AS @_extreme_precipitation
   FROM row_source($summaries::INTEGER)
 )
 SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}

@@ -1,4 +1,5 @@
 -- Days per period with pr strictly above the historic percentile ('percentile') of the historic
 -- range ('historic_file' for the cell's historical data, 'historic_start'..'historic_end').
-WITH per_model AS (FROM percentile_events('pr', pr > threshold, getvariable('baseline_years')))
+-- Whole months at the default percentile (99) add up the monthly summaries' extreme_precipitation_<start year>.
+WITH per_model AS (FROM percentile_events('extreme_precipitation', 'pr', pr > threshold, getvariable('percentile') = 99, getvariable('baseline_years')))
 FROM period_stats('per_model')

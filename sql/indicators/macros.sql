@@ -353,12 +353,28 @@ CREATE OR REPLACE MACRO spell_norms(series, agg) AS TABLE
 -- Events over a historic percentile: per cell, model and period, the days on which event holds, an
 -- expression comparing a variable with threshold, the historic percentile ('percentile') of that
 -- variable ('tasmax', 'tasmin' or 'pr') over the historic range of the cell's historical data.
-CREATE OR REPLACE MACRO percentile_events(variable, event, baseline_years) AS TABLE
+-- percentile_events's whole-month periods alone (the same arguments), as whole_months_per_model.
+-- A cell without a threshold (no historical day in the range) has no rows, as the days' join.
+CREATE OR REPLACE MACRO whole_month_percentile_events(series, variable, event, held, baseline_years) AS TABLE
+  SELECT cell, period, model, sum(COLUMNS('^' || series || '_' || getvariable('historic_start') || '$'))::BIGINT AS value
+  FROM request_months(baseline_years)
+  WHERE whole_months(summarised_agg(getvariable('time_aggregation'), held))
+    AND COLUMNS('^' || series || '_' || getvariable('historic_start') || '$') IS NOT NULL
+  GROUP BY cell, period, model;
+
+-- Whole-month periods at the indicator's default percentile (held) add up the months' counts of
+-- the monthly summaries (<series>_<historic_start>: extreme_heat, extreme_cold,
+-- extreme_precipitation, counted at build and ingest against the same threshold); other
+-- percentiles, offset years and custom spans count the days.
+CREATE OR REPLACE MACRO percentile_events(series, variable, event, held, baseline_years) AS TABLE
+  FROM whole_month_percentile_events(series, variable, event, held, baseline_years)
+  UNION ALL
   SELECT d.cell, period, model, count(*) FILTER (WHERE event) AS value
-  FROM request_days(baseline_years) AS d
+  FROM month_cutting_days(summarised_agg(getvariable('time_aggregation'), held)) AS d
   JOIN historic_percentiles(getvariable('historic_file'), getvariable('historic_start'), getvariable('historic_end'), variable, getvariable('percentile')) AS h
     ON h.cell = d.cell
   GROUP BY d.cell, period, model;
+
 
 -- The largest sum of a daily quantity over consecutive days, as the original's loop takes it: a
 -- running total floored at 0 after each day (total = max(total + x, 0)), and its greatest value; 0
@@ -717,8 +733,11 @@ CREATE OR REPLACE MACRO run_lengths(flags) AS
 
 -- Per cell, the mean across models of each model's percentile of a variable over the historic
 -- years (for pr only wet days count): the threshold of the extreme-event indicators. numpy's linear rule.
+-- The mean adds the models in name order, so that the build and the ingest, which count each
+-- month's events against the thresholds at the indicators' default percentiles
+-- (src/ingest/historicThresholds.ts, sql/build/historic_thresholds.sql), have the same to the bit.
 CREATE OR REPLACE MACRO historic_percentiles(file, first_year, last_year, variable, pct) AS TABLE
-  SELECT cell, favg(q) AS threshold FROM (
+  SELECT cell, favg(q ORDER BY model) AS threshold FROM (
     SELECT cell, model, quantile_cont(v, pct / 100) AS q
     FROM (SELECT file_index::INTEGER AS cell, model, (CASE variable WHEN 'pr' THEN pr WHEN 'tasmax' THEN tasmax ELSE tasmin END)::DOUBLE AS v, date
           FROM read_parquet(file))

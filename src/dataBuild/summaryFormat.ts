@@ -6,6 +6,21 @@ import { sqlFile } from '../db/sqlFiles.js';
 /** The column of the monthly summaries holding the heat-wave series of the range starting in `startYear`. */
 export const heatColumn = (startYear: number) => `heat_${Math.trunc(startYear)}`;
 
+/**
+ * The extreme events the monthly summaries count per month and historic range, at the indicator's
+ * default percentile: days with `variable` above (below) the threshold of historic_percentiles in
+ * sql/indicators/macros.sql, the mean across models of each model's percentile over the range
+ * (pr: wet days only). Column `<series>_<start year>` (eventColumn).
+ */
+export const EVENT_SERIES = [
+  { series: 'extreme_heat', variable: 'tasmax', percentile: 99, above: true },
+  { series: 'extreme_cold', variable: 'tasmin', percentile: 1, above: false },
+  { series: 'extreme_precipitation', variable: 'pr', percentile: 99, above: true },
+] as const;
+
+/** The column of the monthly summaries holding a month's events of `series` over the threshold of the range starting in `startYear`. */
+export const eventColumn = (series: string, startYear: number) => `${series}_${Math.trunc(startYear)}`;
+
 /** The columns of the monthly summaries the templates read besides the heat series (sql/build/monthly_summary.sql). */
 const SUMMARY_COLUMNS = ['frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: 9 }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'p50_tasmax_year', 'p50_tasmin_year', 'p50_pr_year', 'dry', 'not_wet', 'dry_year', 'not_wet_year'];
 
@@ -23,7 +38,7 @@ export async function staleSummaryDatasets(conn: DuckDBConnection, dataDir: stri
     if (!file) continue;
     const reader = await conn.runAndReadAll(sqlFile('catalog/parquet_columns.sql'), { file });
     const columns = new Set(reader.getColumnsJS()[0] as string[]);
-    if ([...SUMMARY_COLUMNS, ...rangesOf(dataset).flatMap((start) => [heatColumn(start), `${heatColumn(start)}_year`])].some((name) => !columns.has(name))) stale.add(dataset);
+    if ([...SUMMARY_COLUMNS, ...rangesOf(dataset).flatMap((start) => [heatColumn(start), `${heatColumn(start)}_year`, ...EVENT_SERIES.map((e) => eventColumn(e.series, start))])].some((name) => !columns.has(name))) stale.add(dataset);
   }
   return stale;
 }

@@ -1,6 +1,7 @@
 import { DOUBLE, INTEGER, listValue, VARCHAR, type DuckDBConnection, type DuckDBResultReader, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { EVENT_SERIES } from '../dataBuild/summaryFormat.js';
 import { missingVariableColumn } from '../climate/missingVariable.js';
 import { sortedValues, statistic } from './acrossModels.js';
 import { changedPeriods, type ModelRows } from './periodChanges.js';
@@ -196,10 +197,12 @@ export function servedStatement(name: string, last: 'period_values' | 'period_mo
   return sql;
 }
 
-/** A statement for whole-month periods: months_per_model (and its n-day form) and spells_per_model read as their whole-month branch alone. */
+/** A statement for whole-month periods: months_per_model (and its n-day form), spells_per_model and percentile_events read as their whole-month branch alone. */
 export function wholeMonthBranches(sql: string): string {
-  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model)\(/g, (_, macro: string) => `${macro === 'spells_per_model' ? 'whole_month_spells_per_model' : 'whole_months_per_model'}(`);
+  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model|percentile_events)\(/g, (_, macro: string) => `${WHOLE_MONTH_BRANCH[macro] ?? 'whole_months_per_model'}(`);
 }
+
+const WHOLE_MONTH_BRANCH: Record<string, string> = { spells_per_model: 'whole_month_spells_per_model', percentile_events: 'whole_month_percentile_events' };
 
 /** Whether a time aggregation is made of whole months (whole_months in macros.sql). */
 export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg === 'quarterly' || agg === 'monthly';
@@ -210,18 +213,33 @@ export const SUMMARISED_BASETEMP = 291.4833333333334;
 /** The percentile whose yearly values the monthly summaries hold: the percentile indicators' default (summarised_agg in their templates). */
 export const SUMMARISED_PERCENTILE = 50;
 
-/** The indicators whose yearly values at SUMMARISED_PERCENTILE the monthly summaries hold. */
-const SUMMARISED_PERCENTILES = new Set(['percentile_high_temperature', 'percentile_low_temperature', 'percentile_precipitation']);
+/**
+ * The indicators with a percentile whose values the monthly summaries hold at their default
+ * percentile (summarised_agg in their templates): the percentile indicators' years (a year's
+ * median), and the extreme events' whole months (the month's events over each historic range's
+ * threshold, EVENT_SERIES in src/dataBuild/summaryFormat.ts).
+ */
+const SUMMARISED_PERCENTILES = new Map<string, { percentile: number; years: boolean }>([
+  ['percentile_high_temperature', { percentile: SUMMARISED_PERCENTILE, years: true }],
+  ['percentile_low_temperature', { percentile: SUMMARISED_PERCENTILE, years: true }],
+  ['percentile_precipitation', { percentile: SUMMARISED_PERCENTILE, years: true }],
+  ...EVENT_SERIES.map((e) => [`${e.series}_events`, { percentile: e.percentile, years: false }] as const),
+]);
 
 /**
  * Whether the request's periods are read from the monthly summaries alone (servedStatement's
- * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own;
- * for the percentile indicators, another percentile or periods other than years).
+ * wholeMonths): whole months, and no parameter the summaries lack (a degree-day base of its own,
+ * another percentile than the one they were taken at; for the percentile indicators, periods
+ * other than years).
  */
-export const fromMonths = (r: Pick<IndicatorRequest, 'name' | 'timeAggregation' | 'basetemp' | 'percentile'>) =>
-  isWholeMonths(r.timeAggregation) &&
-  (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP) &&
-  (!SUMMARISED_PERCENTILES.has(r.name) || (r.timeAggregation === 'yearly' && r.percentile === SUMMARISED_PERCENTILE));
+export const fromMonths = (r: Pick<IndicatorRequest, 'name' | 'timeAggregation' | 'basetemp' | 'percentile'>) => {
+  const held = SUMMARISED_PERCENTILES.get(r.name);
+  return (
+    isWholeMonths(r.timeAggregation) &&
+    (r.basetemp === undefined || r.basetemp === SUMMARISED_BASETEMP) &&
+    (!held || (r.percentile === held.percentile && (!held.years || r.timeAggregation === 'yearly')))
+  );
+};
 
 /** Which last step a request's statement has (servedStatement). */
 export function lastStep(r: Pick<IndicatorRequest, 'windows' | 'baseline'>): 'period_values' | 'period_models' {

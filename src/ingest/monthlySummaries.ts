@@ -1,7 +1,10 @@
 import { DOUBLE, ENUM, INTEGER } from '@duckdb/node-api';
 import type { RowSource } from '../db/rowSource.js';
 import { calendarOfDays } from './dayCalendar.js';
+import { quantileCont } from './orderStatistics.js';
 import type { NormRow } from './summaries.js';
+import type { EventThresholds } from './historicThresholds.js';
+import { EVENT_SERIES } from '../dataBuild/summaryFormat.js';
 import type { ModelDays } from './syntheticDays.js';
 
 /**
@@ -195,44 +198,31 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
 }
 
 /**
- * Moves the value sort would put at a[k] there, smaller ones before it and larger after, among
- * a[0..n) (Hoare's selection: a year's few hundred values in about 2 microseconds, where sorting
- * them took several times that).
+ * One model's extreme events into `counts` (index (h * EVENT_SERIES.length + e) * size + k: range h,
+ * series e, month k): the days on which its variable is above (below) the range's threshold.
+ * Thresholds are NaN where none, which no day passes.
  */
-function select(a: Float64Array, n: number, k: number) {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const t = a[i]!;
-        a[i++] = a[j]!;
-        a[j--] = t;
-      }
+function foldEvents(counts: Int32Array, thresholds: Float64Array, size: number, d: ModelDays, monthAt: Int32Array, first: number, base: number) {
+  const { tasmax: tx, tasmin: tn, pr: p, date } = d;
+  for (let t = 0; t < thresholds.length; t += 3) {
+    const heat = thresholds[t]!;
+    const cold = thresholds[t + 1]!;
+    const wet = thresholds[t + 2]!;
+    const at = t * size + base;
+    for (let r = 0; r < date.length; r++) {
+      const k = at + monthAt[date[r]! - first]!;
+      if (tx[r]! > heat) counts[k]!++;
+      if (tn[r]! < cold) counts[k + size]!++;
+      if (p[r]! > wet) counts[k + 2 * size]!++;
     }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return;
   }
 }
 
-/**
- * The median of a[0..n) as quantile_cont(x, 0.5) takes it: the middle value, or between the two
- * middle ones as DuckDB interpolates, lo * (1 - d) + hi * d with d = 0.5. The values are reordered.
- */
-function median(a: Float64Array, n: number): number {
-  const lo = (n - 1) >> 1;
-  select(a, n, lo);
-  const low = a[lo]!;
-  if ((n - 1) % 2 === 0) return low;
-  let high = a[lo + 1]!;
-  for (let i = lo + 2; i < n; i++) if (a[i]! < high) high = a[i]!;
-  return low * 0.5 + high * 0.5;
+/** The event counts of one (range, series) for the months `ks`; -1 (none: NULL in the file) where the range has no threshold. */
+function eventCounts(counts: Int32Array, threshold: number, size: number, at: number, ks: Int32Array): Int32Array {
+  const out = new Int32Array(ks.length);
+  for (let j = 0; j < ks.length; j++) out[j] = threshold === threshold ? counts[at * size + ks[j]!]! : -1;
+  return out;
 }
 
 /** Each (model, year)'s median of tasmax, tasmin and pr (foldMedians), NaN where none. */
@@ -257,9 +247,9 @@ function foldMedians(out: Medians, d: ModelDays, monthAt: Int32Array, first: num
     const year = r < date.length ? (monthAt[date[r]! - first]! / 12) | 0 : -2;
     if (year !== y) {
       if (y >= 0) {
-        out.tasmax[yearBase + y] = median(sx, m);
-        out.tasmin[yearBase + y] = median(sn, m);
-        out.pr[yearBase + y] = median(sp, m);
+        out.tasmax[yearBase + y] = quantileCont(sx, m, 0.5);
+        out.tasmin[yearBase + y] = quantileCont(sn, m, 0.5);
+        out.pr[yearBase + y] = quantileCont(sp, m, 0.5);
       }
       y = year;
       m = 0;
@@ -385,7 +375,7 @@ function yearRunColumn(a: Int32Array, ks: Int32Array, empty: boolean): Int32Arra
  * or a range without a value, flags nothing). The days are the generator's: every value present.
  * Returns the rows as the columns monthly_summary_given.sql reads.
  */
-export function monthlySummaries(models: string[], days: ModelDays[], norms: NormRow[]): RowSource {
+export function monthlySummaries(models: string[], days: ModelDays[], norms: NormRow[], thresholds: EventThresholds[]): RowSource {
   const withRows = days.filter((d) => d.date.length > 0);
   const first = Math.min(...withRows.map((d) => d.date[0]!));
   const last = Math.max(...withRows.map((d) => d.date[d.date.length - 1]!));
@@ -410,16 +400,21 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
   const medians: Medians = { tasmax: new Float64Array(size / 12).fill(NaN), tasmin: new Float64Array(size / 12).fill(NaN), pr: new Float64Array(size / 12).fill(NaN) };
   const scratch = [0, 1, 2].map(() => new Float64Array(366));
   for (const d of days) foldMedians(medians, d, monthAt, first, (d.model * months) / 12, scratch);
+  // The extreme events of each range with thresholds (NaN: none), the heat series' h1..h4.
+  const eventThresholds = Float64Array.from({ length: HEAT * EVENT_SERIES.length }, (_, i) => thresholds[Math.floor(i / EVENT_SERIES.length)]?.[i % EVENT_SERIES.length] ?? NaN);
+  const events = new Int32Array(eventThresholds.length * size);
+  for (const d of days) foldEvents(events, eventThresholds.subarray(0, thresholds.length * EVENT_SERIES.length), size, d, monthAt, first, d.model * months);
   const { count, frost, maxTasmax, minTasmin, sumTasmax, sumTasmin, sumDtr, sumPr, maxPr, cooling, heating, coolingDays, heatingDays, rx } = sums;
   noneToNaN(rx);
 
   const ks = monthsWithDays(count);
+  const eventColumns = Array.from(eventThresholds, (threshold, i) => eventCounts(events, threshold, size, i, ks));
   const series = [['dry', dry], ['not_wet', notWet], ...heat.map((runs, h) => [`h${h + 1}`, runs] as const)] as const;
   const rxColumns: Float64Array[] = [];
   for (let i = 0; i < NDAYS; i++) rxColumns.push(gather(new Float64Array(ks.length), rx, ks, NDAYS, i));
   return {
-    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'p50_tasmax_year', 'p50_tasmin_year', 'p50_pr_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`)],
-    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER)],
+    names: ['model', 'year', 'month', 'frost_days', 'max_tasmax', 'min_tasmin', 'sum_tasmax', 'n_tasmax', 'sum_tasmin', 'n_tasmin', 'sum_dtr', 'n_dtr', 'sum_pr', 'max_pr', ...Array.from({ length: NDAYS }, (_, i) => `rx${i + 2}day`), 'cooling_65f', 'heating_65f', 'afdd_year', 'afdd_offset_year', 'p50_tasmax_year', 'p50_tasmin_year', 'p50_pr_year', ...series.flatMap(([name]) => FIELDS.map((f) => `${name}_${f}`)), ...series.map(([name]) => `${name}_year`), ...heat.flatMap((_, h) => EVENT_SERIES.map((e) => `h${h + 1}_${e.series}`))],
+    types: [ENUM(models), INTEGER, INTEGER, INTEGER, DOUBLE, DOUBLE, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, INTEGER, DOUBLE, DOUBLE, ...Array.from({ length: NDAYS }, () => DOUBLE), DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE, ...series.flatMap(() => FIELDS.map(() => INTEGER)), ...series.map(() => INTEGER), ...Array.from(eventThresholds, () => INTEGER)],
     batches: [
       [
         ...keyColumns(ks, months, y0),
@@ -446,6 +441,7 @@ export function monthlySummaries(models: string[], days: ModelDays[], norms: Nor
         onYearsFirstRow(ks, medians.pr),
         ...series.flatMap(([, runs]) => runColumns(runs, ks)),
         ...series.map(([, runs]) => yearRunColumn(runs, ks, heat.includes(runs))),
+        ...eventColumns,
       ],
     ],
   };

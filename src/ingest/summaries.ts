@@ -3,7 +3,8 @@ import path from 'node:path';
 import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../db/duckdb.js';
 import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
-import { heatColumn } from '../dataBuild/summaryFormat.js';
+import { eventColumn, EVENT_SERIES, heatColumn } from '../dataBuild/summaryFormat.js';
+import type { EventThresholds } from './historicThresholds.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
 import { withRowSource, type RowSource } from '../db/rowSource.js';
@@ -47,17 +48,35 @@ function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[
 }
 
 /**
- * The daily climatology of each historic range of the cell's dataset, from its historical file
- * (none without one): what every scenario's heat-wave series of the cell compare with. Read it
- * once per cell and hand it to writeCellSummaries for each scenario.
+ * What every scenario's summaries of a cell compare with, from its historical days: the daily
+ * climatology of each historic range (the heat-wave series) and the extreme events' thresholds
+ * per range (EVENT_SERIES, in its order).
  */
-export async function cellNorms(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<NormRow[]> {
-  const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
-  if (!fs.existsSync(historic)) return [];
-  const ranges = listValue(rangesOfCell(allRanges, cell.dataset).map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
-  const reader = await conn.runAndReadAll(sqlFile('build/historic_norms.sql'), { historic, ranges }, { ranges: LIST(RANGE) });
-  return reader.getRowObjectsJS() as unknown as NormRow[];
+export interface HistoricClimate {
+  norms: NormRow[];
+  thresholds: EventThresholds[];
 }
+
+/**
+ * The historic climate of each historic range of the cell's dataset, from its historical file
+ * (none without one). Read it once per cell and hand it to writeCellSummaries for each scenario.
+ */
+export async function cellHistoric(conn: DuckDBConnection, cell: Omit<CellRef, 'scenario'>, allRanges: SummaryRange[]): Promise<HistoricClimate> {
+  const historic = cellPath(cell.dataDir, 'climate', cell.dataset, 'historical', cell.cellId);
+  if (!fs.existsSync(historic)) return { norms: [], thresholds: [] };
+  const ranges = listValue(rangesOfCell(allRanges, cell.dataset).map((r) => structValue({ start_year: r.start_year, end_year: r.end_year })));
+  const norms = await conn.runAndReadAll(sqlFile('build/historic_norms.sql'), { historic, ranges }, { ranges: LIST(RANGE) });
+  const [heat, cold, wet] = EVENT_SERIES.map((e) => e.percentile) as [number, number, number];
+  const thresholds = await conn.runAndReadAll(sqlFile('build/historic_thresholds.sql'), { historic, ranges, heat, cold, wet }, { ranges: LIST(RANGE), heat: INTEGER, cold: INTEGER, wet: INTEGER });
+  return {
+    norms: norms.getRowObjectsJS() as unknown as NormRow[],
+    thresholds: (thresholds.getRowObjectsJS() as { heat: number | null; cold: number | null; wet: number | null }[]).map((t) => [t.heat, t.cold, t.wet]),
+  };
+}
+
+/** The extreme events' thresholds as monthly_summary.sql takes them ($thresholds): a struct per range. */
+const THRESHOLDS = LIST(STRUCT({ heat: DOUBLE, cold: DOUBLE, wet: DOUBLE }));
+const thresholdsValue = (thresholds: EventThresholds[]) => listValue(thresholds.map(([heat, cold, wet]) => structValue({ heat: heat ?? null, cold: cold ?? null, wet: wet ?? null })));
 
 /**
  * (Re)writes the monthly, ensemble and ensemble_json summaries of one cell and scenario from its
@@ -73,7 +92,7 @@ export async function writeCellSummaries(
   conn: DuckDBConnection,
   cell: CellRef,
   allRanges: SummaryRange[],
-  norms?: NormRow[],
+  historic?: HistoricClimate,
   given?: { monthly: RowSource; ensemble: RowSource },
 ) {
   const historicRanges = rangesOfCell(allRanges, cell.dataset);
@@ -82,9 +101,9 @@ export async function writeCellSummaries(
   if (given) {
     await withRowSource(conn, given.monthly, (id) => copyAtomically(conn, monthlySummarySql(historicRanges, true), monthly, { summaries: id }));
   } else {
-    const normRows = norms ?? (await cellNorms(conn, cell, allRanges));
-    const normsValue = listValue(normRows.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
-    await copyAtomically(conn, monthlySummarySql(historicRanges), monthly, { file, norms: normsValue }, { norms: NORMS });
+    const { norms, thresholds } = historic ?? (await cellHistoric(conn, cell, allRanges));
+    const normsValue = listValue(norms.map((r) => structValue({ slot: r.slot, n1: r.n1, n2: r.n2, n3: r.n3, n4: r.n4 })));
+    await copyAtomically(conn, monthlySummarySql(historicRanges), monthly, { file, norms: normsValue, thresholds: thresholdsValue(thresholds) }, { norms: NORMS, thresholds: THRESHOLDS });
   }
   const ensemble = cellPath(cell.dataDir, 'ensemble', cell.dataset, cell.scenario, cell.cellId);
   if (given) await withRowSource(conn, given.ensemble, (id) => copyAtomically(conn, sqlFile('build/ensemble_daily_given.sql'), ensemble, { ensemble: id }));
@@ -100,7 +119,12 @@ export async function writeCellSummaries(
 export function monthlySummarySql(ranges: SummaryRange[], given = false): string {
   const heat = ranges.map((_, i) => `h${i + 1}`);
   const sql = given ? forEachSeries(sqlFile('build/monthly_summary_given.sql'), heat) : forEachSeries(sqlFile('build/monthly_summary.sql'), ['dry', ...heat]);
-  return sql.replace('{{heat_columns}}', ranges.map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}, h${i + 1}_year AS ${heatColumn(r.start_year)}_year`).join(''));
+  return sql.replace(
+    '{{heat_columns}}',
+    ranges
+      .map((r, i) => `, h${i + 1} AS ${heatColumn(r.start_year)}, h${i + 1}_year AS ${heatColumn(r.start_year)}_year${EVENT_SERIES.map((e) => `, h${i + 1}_${e.series} AS ${eventColumn(e.series, r.start_year)}`).join('')}`)
+      .join(''),
+  );
 }
 
 /** Each block of consecutive lines holding @, written once per series (@ replaced), the items separated by commas. */
@@ -185,9 +209,9 @@ export async function writeSummaries(
   const total = groups.reduce((n, c) => n + c.length, 0);
   let done = 0;
   await forEachOnConnections(groups, workers, connect, async (conn, scenarios) => {
-    const norms = scenarios.length > 0 ? await cellNorms(conn, scenarios[0]!, ranges) : undefined;
+    const historic = scenarios.length > 0 ? await cellHistoric(conn, scenarios[0]!, ranges) : undefined;
     for (const cell of scenarios) {
-      await writeCellSummaries(conn, cell, ranges, norms);
+      await writeCellSummaries(conn, cell, ranges, historic);
       progress(++done, total);
     }
   });

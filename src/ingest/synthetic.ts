@@ -10,7 +10,8 @@ import { day360ToDayOfYear } from './netcdf/cfTime.js';
 import { ensembleDays } from './ensembleDays.js';
 import { monthlySummaries } from './monthlySummaries.js';
 import { historicNorms } from './historicNorms.js';
-import { rangesOfDataset, writeCellSummaries, type NormRow, type SummaryRange } from './summaries.js';
+import { historicThresholds } from './historicThresholds.js';
+import { rangesOfDataset, writeCellSummaries, type HistoricClimate, type SummaryRange } from './summaries.js';
 import { syntheticDays, type CellClimate, type ModelDays } from './syntheticDays.js';
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
@@ -144,14 +145,18 @@ export interface SyntheticCell {
 export async function writeSyntheticCellWithSummaries(conn: DuckDBConnection, cell: SyntheticCell, ranges: SummaryRange[]): Promise<number> {
   const ref = { dataDir: cell.dataDir, dataset: cell.dataset, cellId: cell.cellId };
   const order = (s: string) => (s === 'historical' ? 0 : 1);
-  let norms: NormRow[] | undefined;
+  let historic: HistoricClimate | undefined;
   let rows = 0;
   for (const s of [...cell.scenarios].sort((a, b) => order(a.scenario) - order(b.scenario))) {
     const { models, days } = generate({ seed: cell.seed, dataset: cell.dataset, cellId: cell.cellId, scenario: s.scenario, years: s.years, models: s.models, climate: cell.climate });
     rows += await writeDays(conn, models, days, cellPath(cell.dataDir, 'climate', cell.dataset, s.scenario, cell.cellId));
-    // Every scenario's heat-wave series compare with the historical days' climatology (none without them).
-    norms ??= s.scenario === 'historical' ? historicNorms(days, rangesOfDataset(ranges, cell.dataset)) : [];
-    await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, norms, { monthly: monthlySummaries(models, days, norms), ensemble: ensembleDays(days) });
+    // Every scenario's heat-wave series and extreme events compare with the historical days' climate (none without them).
+    const cellRanges = rangesOfDataset(ranges, cell.dataset);
+    historic ??= s.scenario === 'historical' ? { norms: historicNorms(days, cellRanges), thresholds: historicThresholds(models, days, cellRanges) } : { norms: [], thresholds: [] };
+    await writeCellSummaries(conn, { ...ref, scenario: s.scenario }, ranges, historic, {
+      monthly: monthlySummaries(models, days, historic.norms, historic.thresholds),
+      ensemble: ensembleDays(days),
+    });
   }
   return rows;
 }
