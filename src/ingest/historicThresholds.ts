@@ -10,16 +10,27 @@ import type { ModelDays } from './syntheticDays.js';
  */
 export type EventThresholds = (number | null)[];
 
-/** One model's values of `variable` in the range's years, into `out` (NaN: no value; pr: above 0); returns how many. */
-function rangeValues(out: Float64Array, d: ModelDays, variable: 'tasmax' | 'tasmin' | 'pr', year: Int32Array, first: number, r: SummaryRange): number {
-  const values = d[variable];
-  let n = 0;
-  for (let i = 0; i < values.length; i++) {
-    const y = year[d.date[i]! - first]!;
-    const v = values[i]!;
-    if (y >= r.start_year && y <= r.end_year && v === v && (variable !== 'pr' || v > 0)) out[n++] = v;
+/**
+ * One model's values of tasmax, tasmin and pr (EVENT_SERIES's variables) in the range's years,
+ * into `out` (NaN: no value; pr: above 0), in one pass; returns how many of each.
+ */
+function rangeValues(out: Float64Array[], d: ModelDays, year: Int32Array, first: number, r: SummaryRange): number[] {
+  const { tasmax, tasmin, pr, date } = d;
+  const [x, n, p] = out as [Float64Array, Float64Array, Float64Array];
+  let nx = 0;
+  let nn = 0;
+  let np = 0;
+  for (let i = 0; i < date.length; i++) {
+    const y = year[date[i]! - first]!;
+    if (y < r.start_year || y > r.end_year) continue;
+    const vx = tasmax[i]!;
+    const vn = tasmin[i]!;
+    const vp = pr[i]!;
+    if (vx === vx) x[nx++] = vx;
+    if (vn === vn) n[nn++] = vn;
+    if (vp > 0) p[np++] = vp;
   }
-  return n;
+  return [nx, nn, np];
 }
 
 /**
@@ -35,24 +46,26 @@ export function historicThresholds(models: string[], days: ModelDays[], ranges: 
   const first = Math.min(...withRows.map((d) => d.date[0]!));
   const span = Math.max(...withRows.map((d) => d.date[d.date.length - 1]!)) - first + 1;
   const { year } = calendarOfDays(first, span);
-  const scratch = new Float64Array(Math.max(...withRows.map((d) => d.date.length)));
-  return ranges.map((r) =>
-    EVENT_SERIES.map((e) => {
-      let sum = 0;
-      let err = 0;
-      let count = 0;
-      for (const d of withRows) {
-        const n = rangeValues(scratch, d, e.variable, year, first, r);
-        if (n === 0) continue;
+  const length = Math.max(...withRows.map((d) => d.date.length));
+  const scratch = EVENT_SERIES.map(() => new Float64Array(length));
+  return ranges.map((r) => {
+    // Per series, favg's state over the models in name order: the sum, its running error, the count.
+    const sum = EVENT_SERIES.map(() => 0);
+    const err = EVENT_SERIES.map(() => 0);
+    const count = EVENT_SERIES.map(() => 0);
+    for (const d of withRows) {
+      const n = rangeValues(scratch, d, year, first, r);
+      EVENT_SERIES.forEach((e, s) => {
+        if (n[s] === 0) return;
         // DuckDB's fsum step, as favg adds.
-        const diff = quantileCont(scratch, n, e.percentile / 100) - err;
-        const next = sum + diff;
-        err = next - sum - diff;
-        sum = next;
-        count++;
-      }
-      // favg's result: the sum and its running error each divided by the count (not their difference).
-      return count === 0 ? null : sum / count + err / count;
-    }),
-  );
+        const diff = quantileCont(scratch[s]!, n[s]!, e.percentile / 100) - err[s]!;
+        const next = sum[s]! + diff;
+        err[s] = next - sum[s]! - diff;
+        sum[s] = next;
+        count[s]!++;
+      });
+    }
+    // favg's result: the sum and its running error each divided by the count (not their difference).
+    return EVENT_SERIES.map((_, s) => (count[s] === 0 ? null : sum[s]! / count[s]! + err[s]! / count[s]!));
+  });
 }

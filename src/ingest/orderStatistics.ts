@@ -1,18 +1,24 @@
 /**
  * Percentiles of a few hundred to a few thousand values as DuckDB's quantile_cont takes them, by
  * selection rather than a sort: the two values it interpolates between are found in linear time
- * (a year's median in about 2 microseconds, where sorting took several times that).
+ * (a year's median in about 2.5 microseconds, where sorting took six times that).
  */
 
 /**
  * Moves the value sort would put at a[k] there, smaller ones before it and larger after, among
- * a[0..n) (Hoare's selection).
+ * a[0..n) (Hoare's selection). The pivot is the median of the values at a quarter, half and three
+ * quarters of the part: days in date order rise and fall with the seasons, and the middle day
+ * alone (midsummer or midwinter) split them badly, twice the time.
  */
 function select(a: Float64Array, n: number, k: number) {
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1]!;
+    const q = (hi - lo) >> 2;
+    const x = a[lo + q]!;
+    const y = a[(lo + hi) >> 1]!;
+    const z = a[hi - q]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
     let i = lo;
     let j = hi;
     while (i <= j) {
