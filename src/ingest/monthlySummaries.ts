@@ -204,16 +204,17 @@ function foldFreezing(out: Freezing, d: ModelDays, monthAt: Int32Array, offsetYe
  */
 function foldEvents(counts: Int32Array, thresholds: Float64Array, size: number, d: ModelDays, monthAt: Int32Array, first: number, base: number) {
   const { tasmax: tx, tasmin: tn, pr: p, date } = d;
-  for (let t = 0; t < thresholds.length; t += 3) {
-    const heat = thresholds[t]!;
-    const cold = thresholds[t + 1]!;
-    const wet = thresholds[t + 2]!;
-    const at = t * size + base;
-    for (let r = 0; r < date.length; r++) {
-      const k = at + monthAt[date[r]! - first]!;
-      if (tx[r]! > heat) counts[k]!++;
-      if (tn[r]! < cold) counts[k + size]!++;
-      if (p[r]! > wet) counts[k + 2 * size]!++;
+  const n = thresholds.length;
+  for (let r = 0; r < date.length; r++) {
+    const k = base + monthAt[date[r]! - first]!;
+    const x = tx[r]!;
+    const y = tn[r]!;
+    const z = p[r]!;
+    for (let t = 0; t < n; t += 3) {
+      const at = t * size + k;
+      if (x > thresholds[t]!) counts[at]!++;
+      if (y < thresholds[t + 1]!) counts[at + size]!++;
+      if (z > thresholds[t + 2]!) counts[at + 2 * size]!++;
     }
   }
 }
@@ -241,23 +242,19 @@ interface Medians {
 function foldMedians(out: Medians, d: ModelDays, monthAt: Int32Array, first: number, yearBase: number, scratch: Float64Array[]) {
   const { tasmax: tx, tasmin: tn, pr: p, date } = d;
   const [sx, sn, sp] = scratch as [Float64Array, Float64Array, Float64Array];
-  let y = -1;
-  let m = 0;
-  for (let r = 0; r <= date.length; r++) {
-    const year = r < date.length ? (monthAt[date[r]! - first]! / 12) | 0 : -2;
-    if (year !== y) {
-      if (y >= 0) {
-        out.tasmax[yearBase + y] = quantileCont(sx, m, 0.5);
-        out.tasmin[yearBase + y] = quantileCont(sn, m, 0.5);
-        out.pr[yearBase + y] = quantileCont(sp, m, 0.5);
-      }
-      y = year;
-      m = 0;
-    }
-    if (r === date.length) break;
-    sx[m] = tx[r]!;
-    sn[m] = tn[r]!;
-    sp[m++] = p[r]!;
+  // Each year's days are consecutive rows: copied out whole (a native copy), then selected in.
+  let from = 0;
+  for (let r = 1; r <= date.length; r++) {
+    const year = (monthAt[date[from]! - first]! / 12) | 0;
+    if (r < date.length && ((monthAt[date[r]! - first]! / 12) | 0) === year) continue;
+    const m = r - from;
+    sx.set(tx.subarray(from, r));
+    sn.set(tn.subarray(from, r));
+    sp.set(p.subarray(from, r));
+    out.tasmax[yearBase + year] = quantileCont(sx, m, 0.5);
+    out.tasmin[yearBase + year] = quantileCont(sn, m, 0.5);
+    out.pr[yearBase + year] = quantileCont(sp, m, 0.5);
+    from = r;
   }
 }
 
