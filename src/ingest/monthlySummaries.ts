@@ -14,7 +14,9 @@ import type { ModelDays } from './syntheticDays.js';
  * 0; not_wet: not pr > 0; a heat series per historic range: tasmax more than 5 K above the range's
  * daily mean): the days flagged, the run of true days at each end of the month, the longest run and
  * the runs of 5 or more days, the days in date order (a date a calendar lacks is no day, so runs go
- * across it). sql/build/monthly_summary.sql computes the same from a cell's file, for the ingest and
+ * across it); each year's median of tasmax, tasmin and pr, and each month's extreme events of each
+ * historic range (days past the range's thresholds, historicThresholds.ts). sql/build/monthly_summary.sql
+ * computes the same from a cell's file, for the ingest and
  * `make summaries`; a test compares the two on every calendar and historic range. Here it costs a
  * fraction of that query, which was a third of the default build's time.
  */
