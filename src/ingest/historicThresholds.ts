@@ -1,14 +1,8 @@
 import { EVENT_SERIES } from '../dataBuild/summaryFormat.js';
 import { calendarOfDays } from './dayCalendar.js';
 import { quantileCont } from './orderStatistics.js';
-import type { SummaryRange } from './summaries.js';
+import type { EventThresholds, SummaryRange } from './summaries.js';
 import type { ModelDays } from './syntheticDays.js';
-
-/**
- * The thresholds of the extreme events at their default percentiles (EVENT_SERIES, in its order)
- * over one historic range: null where no model has a day in the range.
- */
-export type EventThresholds = (number | null)[];
 
 /**
  * One model's values of tasmax, tasmin and pr (EVENT_SERIES's variables) in the range's years,

@@ -2,8 +2,7 @@ import { DOUBLE, ENUM, INTEGER } from '@duckdb/node-api';
 import type { RowSource } from '../db/rowSource.js';
 import { calendarOfDays } from './dayCalendar.js';
 import { quantileCont } from './orderStatistics.js';
-import type { NormRow } from './summaries.js';
-import type { EventThresholds } from './historicThresholds.js';
+import type { EventThresholds, NormRow } from './summaries.js';
 import { EVENT_SERIES } from '../dataBuild/summaryFormat.js';
 import type { ModelDays } from './syntheticDays.js';
 

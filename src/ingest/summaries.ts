@@ -4,7 +4,6 @@ import { DOUBLE, listValue, STRUCT, INTEGER, structValue, LIST, type DuckDBConne
 import type { Database } from '../db/duckdb.js';
 import { CELL_PARQUET, cellPath } from '../dataBuild/files.js';
 import { eventColumn, EVENT_SERIES, heatColumn } from '../dataBuild/summaryFormat.js';
-import type { EventThresholds } from './historicThresholds.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { forEachOnConnections } from '../db/workers.js';
 import { withRowSource, type RowSource } from '../db/rowSource.js';
@@ -37,6 +36,12 @@ export interface NormRow {
   n3: number | null;
   n4: number | null;
 }
+
+/**
+ * The thresholds of the extreme events at their default percentiles (EVENT_SERIES, in its order)
+ * over one historic range: null where no model has a day in the range.
+ */
+export type EventThresholds = (number | null)[];
 
 /** The historic ranges of the cell's dataset, at most MAX_HISTORIC_RANGES of them. */
 function rangesOfCell(allRanges: SummaryRange[], dataset: string): SummaryRange[] {
