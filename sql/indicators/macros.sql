@@ -375,7 +375,6 @@ CREATE OR REPLACE MACRO percentile_events(series, variable, event, held, baselin
     ON h.cell = d.cell
   GROUP BY d.cell, period, model;
 
-
 -- The largest sum of a daily quantity over consecutive days, as the original's loop takes it: a
 -- running total floored at 0 after each day (total = max(total + x, 0)), and its greatest value; 0
 -- without days. dated: the days' {date, v}, in any order; they are reduced in date order, so the

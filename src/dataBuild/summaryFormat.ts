@@ -8,14 +8,14 @@ export const heatColumn = (startYear: number) => `heat_${Math.trunc(startYear)}`
 
 /**
  * The extreme events the monthly summaries count per month and historic range, at the indicator's
- * default percentile: days with `variable` above (below) the threshold of historic_percentiles in
+ * default percentile: days with `variable` above the threshold (tasmin: below) of historic_percentiles in
  * sql/indicators/macros.sql, the mean across models of each model's percentile over the range
  * (pr: wet days only). Column `<series>_<start year>` (eventColumn).
  */
 export const EVENT_SERIES = [
-  { series: 'extreme_heat', variable: 'tasmax', percentile: 99, above: true },
-  { series: 'extreme_cold', variable: 'tasmin', percentile: 1, above: false },
-  { series: 'extreme_precipitation', variable: 'pr', percentile: 99, above: true },
+  { series: 'extreme_heat', variable: 'tasmax', percentile: 99 },
+  { series: 'extreme_cold', variable: 'tasmin', percentile: 1 },
+  { series: 'extreme_precipitation', variable: 'pr', percentile: 99 },
 ] as const;
 
 /** The column of the monthly summaries holding a month's events of `series` over the threshold of the range starting in `startYear`. */
