@@ -284,16 +284,18 @@ CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
 
 -- Days on which cond holds, per cell, period and model, 0 where it holds on none of the period's
 -- days: count(*) FILTER (WHERE cond) over request_days, but for whole-month periods the days are
--- filtered before they are grouped (DuckDB applies a filter on a column in the Parquet scan) and
--- the periods with days come from the monthly summaries, which have a row for every month with
--- days: a quarter less time for a century of 21 models than counting with FILTER. Offset years and
--- custom spans count with FILTER (month_cutting_days).
+-- filtered before they are grouped (DuckDB applies a filter on a column in the Parquet scan), and
+-- every period with days is there from the monthly summaries, which have a row for every month
+-- with days: their rows are counted as NULL in the same grouping. A quarter less time for a
+-- century of 21 models than counting with FILTER; joining the filtered counts to the months'
+-- distinct periods instead cost 1-2 ms more. Offset years and custom spans count with FILTER
+-- (month_cutting_days).
 CREATE OR REPLACE MACRO count_days_per_model(cond, agg, baseline_years) AS TABLE
-  SELECT m.cell, m.period, m.model, coalesce(d.value, 0) AS value
-  FROM (SELECT DISTINCT cell, period, model FROM request_months(baseline_years)) AS m
-  LEFT JOIN (SELECT cell, period, model, count(*) AS value FROM request_days(baseline_years)
-             WHERE whole_months(agg) AND cond GROUP BY cell, period, model) AS d
-    ON d.cell = m.cell AND d.period = m.period AND d.model = m.model
+  SELECT cell, period, model, count(day) AS value FROM (
+    SELECT cell, period, model, NULL::BOOLEAN AS day FROM request_months(baseline_years)
+    UNION ALL
+    SELECT cell, period, model, true FROM request_days(baseline_years) WHERE whole_months(agg) AND cond)
+  GROUP BY cell, period, model
   UNION ALL
   SELECT cell, period, model, count(*) FILTER (WHERE cond) AS value FROM month_cutting_days(agg) GROUP BY cell, period, model;
 
