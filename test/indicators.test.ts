@@ -483,6 +483,26 @@ describe('whole-month periods from the monthly summaries', () => {
     expect(rekey(await data(name, `${agg}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
   });
 
+  it.each([
+    ['max_temperature_threshold', 'threshold=90&threshold_comparator=gt&threshold_units=F'],
+    ['max_temperature_threshold', 'threshold=35&threshold_comparator=gte&threshold_units=C'],
+    ['min_temperature_threshold', 'threshold=32&threshold_comparator=lte&threshold_units=F'],
+    ['precipitation_threshold', 'threshold=1&threshold_comparator=gt&threshold_units=mm/day'],
+  ])('%s %s: whole months (filtered days, the periods from the summaries) equal the days counted with FILTER', async (name, params) => {
+    const qs = `${agg}&${params}`;
+    const yearly = await data(name, `${qs}&time_aggregation=yearly`);
+    expect(Object.keys(yearly)).toEqual(['2050', '2051', '2052']);
+    expect(rekey(await data(name, `${qs}&time_aggregation=custom&custom_time_agg=1-1:12-31`), (y) => y)).toEqual(yearly);
+    const monthly = await data(name, `${qs}&time_aggregation=monthly`);
+    // Every month is there, those with no such day too (a count of 0 for every model: the
+    // temperature thresholds' winter or summer months; every month has a wet day).
+    expect(Object.keys(monthly)).toHaveLength(36);
+    if (name !== 'precipitation_threshold') expect(Object.values(monthly).some((stats) => stats.max === 0)).toBe(true);
+    expect(rekey(await data(name, `${qs}&time_aggregation=custom&custom_time_agg=${MONTHS}`), (y, n) => `${y}-${String(n).padStart(2, '0')}`)).toEqual(monthly);
+    const quarterly = await data(name, `${qs}&time_aggregation=quarterly`);
+    expect(rekey(await data(name, `${qs}&time_aggregation=custom&custom_time_agg=${QUARTERS}`), (y, n) => `${y}-Q${n}`)).toEqual(quarterly);
+  });
+
   it.each([2, 3, 10])('max_nday_precipitation n=%i: whole months from the summaries equal the days, runs reaching into the year before', async (n) => {
     for (const years of ['', '&years=2051:2052', '&years=2052']) {
       const qs = `${agg}&n=${n}${years}`;
@@ -565,6 +585,11 @@ describe('whole-month periods from the monthly summaries', () => {
     expect(wholeHeat).toMatch(/\bwhole_month_spells_per_model\(/);
     expect(variablesOf(wholeHeat)).toContain('historic_start');
     expect(variablesOf(wholeHeat)).not.toContain('historic_file');
+    // A whole-month threshold count binds no FILTER branch for offset years and custom spans.
+    const wholeThreshold = servedStatement('max_temperature_threshold', 'period_values', true);
+    expect(wholeThreshold).toMatch(/\bwhole_month_count_days_per_model\(/);
+    expect(wholeThreshold).not.toMatch(/(?<!whole_month_)count_days_per_model\(/);
+    expect(servedStatement('max_temperature_threshold', 'period_values', false)).toMatch(/(?<!whole_month_)count_days_per_model\(/);
   });
 
   it('one connection serving requests in any order gives each the same answer (no session variable left over)', async () => {

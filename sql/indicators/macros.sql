@@ -290,12 +290,17 @@ CREATE OR REPLACE MACRO days_per_model(reduce, baseline_years) AS TABLE
 -- century of 21 models than counting with FILTER; joining the filtered counts to the months'
 -- distinct periods instead cost 1-2 ms more. Offset years and custom spans count with FILTER
 -- (month_cutting_days).
-CREATE OR REPLACE MACRO count_days_per_model(cond, agg, baseline_years) AS TABLE
+-- whole_month_count_days_per_model is that count for whole-month periods alone (the same
+-- arguments): what the service runs for them (servedStatement), as whole_months_per_model.
+CREATE OR REPLACE MACRO whole_month_count_days_per_model(cond, agg, baseline_years) AS TABLE
   SELECT cell, period, model, count(day) AS value FROM (
     SELECT cell, period, model, NULL::BOOLEAN AS day FROM request_months(baseline_years)
     UNION ALL
     SELECT cell, period, model, true FROM request_days(baseline_years) WHERE whole_months(agg) AND cond)
-  GROUP BY cell, period, model
+  GROUP BY cell, period, model;
+
+CREATE OR REPLACE MACRO count_days_per_model(cond, agg, baseline_years) AS TABLE
+  FROM whole_month_count_days_per_model(cond, agg, baseline_years)
   UNION ALL
   SELECT cell, period, model, count(*) FILTER (WHERE cond) AS value FROM month_cutting_days(agg) GROUP BY cell, period, model;
 

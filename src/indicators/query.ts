@@ -178,9 +178,9 @@ export async function setVariables(conn: DuckDBConnection, r: IndicatorRequest, 
  * takes the windows, the changes, the periods' keys (periodChanges.ts) and the statistics across models
  * (acrossModels.ts) itself: binding and running the macros' lambdas, joins and windows cost
  * 1.5-4 ms of a request. The template as written (and run in the DuckDB CLI) takes them in SQL.
- * For whole-month periods (`wholeMonths`), months_per_model, nday_months_per_model and spells_per_model are read as their
- * whole-month branch alone (whole_months_per_model, whole_month_spells_per_model), whose days branch
- * would be empty.
+ * For whole-month periods (`wholeMonths`), months_per_model, nday_months_per_model, spells_per_model,
+ * percentile_events and count_days_per_model are read as their whole-month branch alone
+ * (whole_months_per_model, whole_month_spells_per_model, ...), whose days branch would be empty.
  */
 const served = new Map<string, string>();
 export function servedStatement(name: string, last: 'period_values' | 'period_models' = 'period_values', wholeMonths = false, file = `indicators/${name}.sql`): string {
@@ -197,12 +197,16 @@ export function servedStatement(name: string, last: 'period_values' | 'period_mo
   return sql;
 }
 
-/** A statement for whole-month periods: months_per_model (and its n-day form), spells_per_model and percentile_events read as their whole-month branch alone. */
+/** A statement for whole-month periods: months_per_model (and its n-day form), spells_per_model, percentile_events and count_days_per_model read as their whole-month branch alone. */
 export function wholeMonthBranches(sql: string): string {
-  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model|percentile_events)\(/g, (_, macro: string) => `${WHOLE_MONTH_BRANCH[macro] ?? 'whole_months_per_model'}(`);
+  return sql.replace(/(?<!\w)(months_per_model|nday_months_per_model|spells_per_model|percentile_events|count_days_per_model)\(/g, (_, macro: string) => `${WHOLE_MONTH_BRANCH[macro] ?? 'whole_months_per_model'}(`);
 }
 
-const WHOLE_MONTH_BRANCH: Record<string, string> = { spells_per_model: 'whole_month_spells_per_model', percentile_events: 'whole_month_percentile_events' };
+const WHOLE_MONTH_BRANCH: Record<string, string> = {
+  spells_per_model: 'whole_month_spells_per_model',
+  percentile_events: 'whole_month_percentile_events',
+  count_days_per_model: 'whole_month_count_days_per_model',
+};
 
 /** Whether a time aggregation is made of whole months (whole_months in macros.sql). */
 export const isWholeMonths = (agg: TimeAggregation) => agg === 'yearly' || agg === 'quarterly' || agg === 'monthly';
