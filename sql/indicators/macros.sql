@@ -66,17 +66,17 @@ CREATE OR REPLACE MACRO month_period_id(agg, y, m) AS CASE agg
   WHEN 'quarterly' THEN y * 10 + (m + 2) // 3
 END;
 
+-- Whether year y is one of `years` (a list): a range test, which the Parquet reader applies as it
+-- scans, and the list only when it has gaps.
+CREATE OR REPLACE MACRO in_years(y, years) AS
+  y BETWEEN list_min(years) AND list_max(years) AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, y));
+
 -- The cells' monthly summaries for the chosen models and years, each with its cell and period id; no rows
 -- unless the time aggregation is made of whole months.
 CREATE OR REPLACE MACRO month_rows(monthly_file, models, years, agg) AS TABLE
   SELECT file_index::INTEGER AS cell, *, month_period_id(agg, year, month) AS period
   FROM read_parquet(monthly_file)
   WHERE whole_months(agg) AND in_years(year, years) AND (models IS NULL OR list_contains(models, model));
-
--- Whether year y is one of `years` (a list): a range test, which the Parquet reader applies as it
--- scans, and the list only when it has gaps.
-CREATE OR REPLACE MACRO in_years(y, years) AS
-  y BETWEEN list_min(years) AND list_max(years) AND (len(years) = list_max(years) - list_min(years) + 1 OR list_contains(years, y));
 
 -- month_rows of the request's files, then of the baseline's (lists, in the same cell order), the
 -- baseline's period ids negated, from one scan of both lists. A second month_rows cost a binding
