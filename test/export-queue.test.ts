@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import h5wasm from 'h5wasm/node';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT } from '../src/config.js';
 import type { ExportJob } from '../src/export/exportStore.js';
 import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
@@ -34,6 +34,13 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
   await redis?.close();
+});
+
+// A test that fails before it stops its workers would leave one running, to take the next test's
+// export from the queue: every later test of the file then waited for a worker of its own in vain.
+afterEach(async () => {
+  const alive = workers.filter((w) => w.exitCode === null && w.signalCode === null);
+  await Promise.all(alive.map((w) => new Promise((r) => (w.once('exit', r), w.kill('SIGKILL')))));
 });
 
 /** A worker process; `log` is what it wrote to stderr so far. */
