@@ -41,7 +41,19 @@ function servedBuild(name: string): string {
   return link;
 }
 
-const filesUnder = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : []);
+/**
+ * The files under dir, as the workers leave them at this moment. They rename and remove files while
+ * it looks (a .part becomes its file): what goes between the listing and the stat is left out, and a
+ * folder that goes mid-listing gives none, for the caller's next look.
+ */
+function filesUnder(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile() === true);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
 
 function startWorker(dataDir: string) {
   const child = spawn(process.execPath, [compiled('src/cli/ingestWorker.ts')], {
@@ -138,7 +150,7 @@ describe('make fetch with QUEUE_URL', () => {
     let part = '';
     await until('a worker to stall with 4,000 bytes of the file on disk', async () => {
       part = filesUnder(path.join(downloads, '.queue', job)).find((f) => f.endsWith(`${path.basename(UKESM)}.part`)) ?? '';
-      return part !== '' && fs.statSync(path.join(downloads, '.queue', job, part)).size >= 4000;
+      return part !== '' && (fs.statSync(path.join(downloads, '.queue', job, part), { throwIfNoEntry: false })?.size ?? 0) >= 4000;
     }, 120_000);
     const pid = Number(/^[^/]+-(\d+)\//.exec(part)![1]);
     const [victim, other] = a.child.pid === pid ? [a, b] : [b, a];
