@@ -1,117 +1,278 @@
 /**
- * `make bench-export`: the export rate (src/export/) for the issue's case: a 1-degree box of
- * NEX-GDDP-CMIP6 (16 cells), 5 models, one scenario (ssp245), 30 years (2041-2070) of tasmax. The
- * data is the scale model of the archive (scripts/archiveModel/, files named and shaped as NASA's,
- * cut to the box) read by `make ingest` into a build of its own, once. The server app runs in this
- * process with its in-process export runner; each run POSTs the export, polls it every 50 ms
- * until done, and times POST to done, wall clock and this process's CPU time (the export runs in
- * it, DuckDB's threads included), which a shared machine's load does not inflate. Prints, per
- * format, the medians (and ranges) of BENCH_EXPORT_RUNS runs (default 3, interleaved by format):
- * seconds, values per second of wall clock and of CPU, file bytes; and the load average.
+ * `make bench-export`: the export rate (src/export/) at the size analysts ask for: New York City's
+ * boundary (`"area": {"city": 5128581}`, 10 NEX-GDDP cells) in the default build, every model (21),
+ * RCP45 and RCP85 2006-2100, tasmax, tasmin and pr: 43.8 M values per export (BENCH_EXPORT_SCENARIOS=RCP85
+ * for half). The compiled server runs as `make run` starts it (SERVER_NODE_OPTIONS, its 256 MB heap),
+ * in a process of its own; this process is the client. Per format, BENCH_EXPORT_RUNS runs (default 1,
+ * interleaved by format and server), POST to done, with:
+ * - values per second of wall clock, and CPU seconds of the server and its children (the export runner);
+ * - the peak RSS of the server and of the whole process tree, sampled every 100 ms, and the file's bytes;
+ * - frost_days' century request for a city (a different city each time, so no cache answers),
+ *   15 times while the first format's export runs, against 15 times idle: the medians.
+ * BENCH_BASELINE=<a checkout of an earlier commit, built: npm ci && make build> runs that server on
+ * the same data beside this one, each format on both, so that before and after are one run.
+ * BENCH_EXPORT_QUEUE=1 also runs the queue path (redis-server, make export-worker): two Parquet exports
+ * on 1 and on 2 workers.
  *   BENCH_EXPORT_FORMATS=netcdf,parquet,csv
- * Work files go to .tmp/bench-export (the archive and the build are kept for the next run).
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
-import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
-import { createApp } from '../src/app.js';
-import { createAuth } from '../src/auth/index.js';
-import { hashPassword } from '../src/auth/passwords.js';
-import { loadConfig, ROOT } from '../src/config.js';
-import { openDuckDB } from '../src/db/duckdb.js';
-import { QueryPool } from '../src/db/queryPool.js';
-import { sqlFile } from '../src/db/sqlFiles.js';
-import { createThrottleStores } from '../src/http/throttleStore.js';
-import { buildDataset } from '../src/ingest/build.js';
-import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
-import { createLogger } from '../src/logger.js';
-import { loadCatalog } from '../src/reference/catalog.js';
+import { ROOT } from '../src/config.js';
+import { startRedis } from '../scripts/localServers/redis.js';
 
-const WORK = path.join(ROOT, '.tmp', 'bench-export');
-const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 1);
 const FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'netcdf,parquet,csv').split(',');
-const MODELS = ['ACCESS-CM2', 'CanESM5', 'MIROC6', 'MRI-ESM2-0', 'UKESM1-0-LL'];
-const YEARS: [number, number] = [2041, 2070];
-/** Whole 0.25-degree cells: 4 x 4 of them. */
-const BOX: [number, number, number, number] = [-105, 39, -104, 40];
+const SCENARIOS = (process.env.BENCH_EXPORT_SCENARIOS ?? 'RCP45,RCP85').split(',');
+const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
+const BODY = { dataset: 'NEX-GDDP', scenarios: SCENARIOS, variables: ['tasmax', 'tasmin', 'pr'], area: { city: 5128581 } };
+const LATENCY_REQUESTS = 15;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[], scale = 1, digits = 1) => {
-  const m = (median(xs) / scale).toFixed(digits);
-  return xs.length > 1 ? `${m} (${(Math.min(...xs) / scale).toFixed(digits)}-${(Math.max(...xs) / scale).toFixed(digits)})` : m;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A process and its descendants, from /proc (the export runner is the server's child). */
+function tree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    const p = out[i]!;
+    try {
+      for (const task of fs.readdirSync(`/proc/${p}/task`)) {
+        const children = fs.readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
+        if (children) out.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const rssMb = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 };
 
-async function dataBuild(): Promise<string> {
-  const dataDir = path.join(WORK, 'build');
-  const done = path.join(WORK, 'build-ingested');
-  if (fs.existsSync(done)) return dataDir;
-  const catalogDir = path.join(WORK, 'catalog-build');
-  if (!fs.existsSync(path.join(catalogDir, 'manifest.json'))) await buildDataset({ outDir: catalogDir, climateCities: 0, seed: 1, log: () => {} });
-  const archiveDir = path.join(WORK, 'archive');
-  const files = planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: YEARS, variables: ['tasmax'], bbox: [BOX[0] - 0.5, BOX[1] - 0.5, BOX[2] + 0.5, BOX[3] + 0.5] });
-  const t0 = Date.now();
-  const { written } = await writeArchive(archiveDir, files);
-  console.log(`archive: ${files.length} files (${written.length} written in ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.cpSync(catalogDir, dataDir, { recursive: true });
-  const t1 = Date.now();
-  await ingestNetcdf({ dataDir, dataset: 'NEX-GDDP-CMIP6', sources: files.map((f) => path.join(archiveDir, f.path)), bbox: BOX, log: () => {} });
-  console.log(`ingest of the box: ${((Date.now() - t1) / 1000).toFixed(0)} s`);
-  fs.writeFileSync(done, new Date().toISOString());
-  return dataDir;
+/** CPU seconds of a live process (user + system), its children that ended included (clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number) => {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+    return (f[11]! + f[12]! + f[13]! + f[14]!) / 100;
+  } catch {
+    return 0;
+  }
+};
+
+interface Server {
+  name: string;
+  url: string;
+  token: string;
+  pid: number;
+  exportDir: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(name: string, root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `bench-export-${name}-`));
+  const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR, ACCOUNTS_DB: path.join(tmp, 'accounts.duckdb'), EXPORT_DIR: path.join(tmp, 'exports'), THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '10000000/day', ...extraEnv };
+  const created = execFileSync(process.execPath, [path.join(root, 'dist', 'cli', 'user.js'), '--email', 'bench@example.com', '--password', 'bench-password'], { cwd: root, env, encoding: 'utf8' });
+  const token = created.trim().split('\n').pop()!;
+  const port = await freePort();
+  const nodeOptions = (process.env.SERVER_NODE_OPTIONS ?? '--max-old-space-size=256').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, path.join(root, 'dist', 'server.js')], { cwd: root, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/api/dataset/`, { headers: { authorization: `Token ${token}` } })).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (child.exitCode !== null || i > 600) throw new Error(`The ${name} server did not start; run make run in ${root} to see why.`);
+    await sleep(100);
+  }
+  return {
+    name,
+    url,
+    token,
+    pid: child.pid!,
+    exportDir: env.EXPORT_DIR,
+    stop: async () => {
+      if (child.exitCode === null) await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+async function api(server: Server, method: string, url: string, body?: object) {
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** Cities of the default build with data, for requests whose paths never repeat. */
+async function citiesWithData(server: Server): Promise<number[]> {
+  const res = await api(server, 'GET', '/api/city/?page_size=100');
+  return ((res.body.features ?? res.body.results ?? []) as { id: number; properties?: { datasets?: string[] } }[]).filter((c) => c.properties?.datasets?.includes('NEX-GDDP')).map((c) => c.id);
+}
+
+/** ms of frost_days' century (RCP85 2006-2100, yearly) at each city, one after another. */
+async function frostDays(server: Server, cities: number[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const city of cities) {
+    const t0 = performance.now();
+    const res = await api(server, 'GET', `/api/climate-data/${city}/RCP85/indicator/frost_days/?years=2006:2100`);
+    if (res.status !== 200) throw new Error(`frost_days answered ${res.status}`);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+interface Run {
+  server: string;
+  format: string;
+  ok: boolean;
+  error?: string;
+  seconds: number;
+  values: number;
+  cpu: number;
+  peakServerMb: number;
+  peakTreeMb: number;
+  bytes: number;
+}
+
+async function exportOnce(server: Server, format: string, during?: () => Promise<void>): Promise<Run> {
+  const cpu0 = tree(server.pid).reduce((n, p) => n + cpuSeconds(p), 0);
+  const t0 = performance.now();
+  const posted = await api(server, 'POST', '/api/export/', { ...BODY, format });
+  if (posted.status !== 202) throw new Error(`POST answered ${posted.status}: ${JSON.stringify(posted.body)}`);
+  let peakServerMb = 0;
+  let peakTreeMb = 0;
+  let cpu = 0;
+  let job: Record<string, unknown> = {};
+  let sideline: Promise<void> | undefined;
+  for (;;) {
+    if (tree(server.pid).length === 0 || !fs.existsSync(`/proc/${server.pid}`)) {
+      return { server: server.name, format, ok: false, error: 'the server died', seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0 };
+    }
+    const pids = tree(server.pid);
+    peakServerMb = Math.max(peakServerMb, rssMb(server.pid));
+    peakTreeMb = Math.max(peakTreeMb, pids.reduce((n, p) => n + rssMb(p), 0));
+    cpu = Math.max(cpu, pids.reduce((n, p) => n + cpuSeconds(p), 0) - cpu0);
+    let res;
+    try {
+      res = await api(server, 'GET', posted.body.url as string);
+    } catch (err) {
+      return { server: server.name, format, ok: false, error: `the server stopped answering (${(err as Error).message})`, seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0 };
+    }
+    job = res.body;
+    if (job.status === 'running' && during && !sideline) sideline = during();
+    if (job.status !== 'queued' && job.status !== 'running') break;
+    await sleep(100);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await sideline;
+  const files = (job.files ?? []) as { bytes: number }[];
+  await api(server, 'DELETE', posted.body.url as string);
+  return { server: server.name, format, ok: job.status === 'done', ...(job.status === 'done' ? {} : { error: String(job.error) }), seconds, values: Number(job.values), cpu, peakServerMb, peakTreeMb, bytes: files.reduce((n, f) => n + f.bytes, 0) };
+}
+
+/** Two Parquet exports at once on the queue, with 1 and with 2 export workers. */
+async function queueRound(): Promise<string[]> {
+  const redis = await startRedis();
+  const lines: string[] = [];
+  try {
+    for (const count of [1, 2]) {
+      const server = await startServer(`queue-${count}`, ROOT, { QUEUE_URL: redis.url });
+      const workers = Array.from({ length: count }, () =>
+        spawn(process.execPath, [path.join(ROOT, 'dist', 'cli', 'exportWorker.js')], { cwd: ROOT, env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR, EXPORT_DIR: server.exportDir }, stdio: 'ignore' }),
+      );
+      try {
+        await sleep(1000);
+        const t0 = performance.now();
+        const ids: string[] = [];
+        for (let k = 0; k < 2; k++) {
+          const posted = await api(server, 'POST', '/api/export/', { ...BODY, format: 'parquet' });
+          if (posted.status !== 202) throw new Error(`POST answered ${posted.status}: ${JSON.stringify(posted.body)}`);
+          ids.push(posted.body.url as string);
+        }
+        let values = 0;
+        for (const url of ids) {
+          for (;;) {
+            const job = (await api(server, 'GET', url)).body;
+            if (job.status === 'done') {
+              values += Number(job.values);
+              break;
+            }
+            if (job.status !== 'queued' && job.status !== 'running') throw new Error(`a queued export ended ${String(job.status)}: ${String(job.error)}`);
+            await sleep(100);
+          }
+        }
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu = workers.reduce((n, w) => n + tree(w.pid!).reduce((m, p) => m + cpuSeconds(p), 0), 0);
+        lines.push(`queue, ${count} worker${count > 1 ? 's' : ''}: two Parquet exports (${(values / 1e6).toFixed(1)} M values) in ${seconds.toFixed(1)} s, ${(values / seconds / 1e6).toFixed(2)} M values/s, workers' CPU ${cpu.toFixed(1)} s`);
+      } finally {
+        for (const w of workers) w.kill('SIGKILL');
+        await server.stop();
+      }
+    }
+  } finally {
+    await redis.close();
+  }
+  return lines;
 }
 
 async function main() {
-  fs.mkdirSync(WORK, { recursive: true });
-  const dataDir = await dataBuild();
-  const exportDir = path.join(WORK, 'exports');
-  fs.rmSync(exportDir, { recursive: true, force: true });
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir, ACCOUNTS_DB: path.join(WORK, 'accounts.duckdb'), EXPORT_DIR: exportDir, QUEUE_URL: '' });
-  const db = await openDuckDB({ threads: config.DUCKDB_THREADS, memoryLimit: config.DUCKDB_MEMORY_LIMIT });
-  const catalog = await loadCatalog(await db.connect(), dataDir);
-  const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
-  const throttleStores = await createThrottleStores(config, createLogger('silent'));
-  const auth = await createAuth(config, throttleStores);
-  const account = (await auth.accounts.findByEmail('bench@example.com')) ?? (await auth.accounts.create('bench@example.com', await hashPassword('bench-password')));
-  const token = await auth.tokens.issue(account.id, account.tokenVersion);
-  const app = createApp({ config, catalog, queries, auth, throttleStores });
-  const headers = { Authorization: `Token ${token}` };
-
-  const results = new Map<string, { seconds: number; cpu: number; values: number; bytes: number }[]>();
-  for (let r = 0; r < RUNS; r++) {
-    for (const format of FORMATS) {
-      const body = { dataset: 'NEX-GDDP-CMIP6', scenarios: ['ssp245'], models: MODELS, years: `${YEARS[0]}:${YEARS[1]}`, variables: ['tasmax'], area: { bbox: BOX.join(',') }, format };
-      const started = performance.now();
-      const cpu0 = process.cpuUsage();
-      const posted = await request(app).post('/api/export/').set(headers).send(body);
-      if (posted.status !== 202) throw new Error(`POST answered ${posted.status}: ${JSON.stringify(posted.body)}`);
-      let job;
-      for (;;) {
-        job = (await request(app).get(posted.body.url).set(headers)).body as { status: string; values: number; files: { bytes: number }[]; error: string | null };
-        if (job.status !== 'queued' && job.status !== 'running') break;
-        await new Promise((res) => setTimeout(res, 50));
+  if (!fs.existsSync(path.join(DATA_DIR, 'manifest.json'))) throw new Error(`No data build in ${DATA_DIR}: run make setup first.`);
+  const servers = [await startServer('this', ROOT)];
+  if (process.env.BENCH_BASELINE) servers.unshift(await startServer('baseline', path.resolve(process.env.BENCH_BASELINE)));
+  const runs: Run[] = [];
+  const latency: string[] = [];
+  try {
+    const cities = await citiesWithData(servers[0]!);
+    if (cities.length < 2 * LATENCY_REQUESTS) throw new Error(`The build has ${cities.length} cities with NEX-GDDP data; the latency rounds need ${2 * LATENCY_REQUESTS}.`);
+    for (let r = 0; r < RUNS; r++) {
+      for (const format of FORMATS) {
+        for (const server of servers) {
+          if (!fs.existsSync(`/proc/${server.pid}`)) continue;
+          const measureLatency = r === 0 && format === FORMATS[0];
+          const idle = measureLatency ? await frostDays(server, cities.slice(0, LATENCY_REQUESTS)) : [];
+          let busy: number[] = [];
+          const run = await exportOnce(server, format, measureLatency ? async () => void (busy = await frostDays(server, cities.slice(LATENCY_REQUESTS, 2 * LATENCY_REQUESTS))) : undefined);
+          runs.push(run);
+          console.log(`${server.name} ${format}: ${run.ok ? 'done' : `FAILED (${run.error})`} in ${run.seconds.toFixed(1)} s, ${(run.values / run.seconds / 1e6).toFixed(2)} M values/s, CPU ${run.cpu.toFixed(1)} s, peak RSS server ${run.peakServerMb.toFixed(0)} MB, all ${run.peakTreeMb.toFixed(0)} MB, ${(run.bytes / 1e6).toFixed(1)} MB`);
+          if (measureLatency && busy.length > 0) latency.push(`${server.name}: frost_days century ${median(idle).toFixed(1)} ms idle, ${median(busy).toFixed(1)} ms during the ${format} export (${(median(busy) / median(idle)).toFixed(2)}x; target <= 2)`);
+        }
       }
-      const seconds = (performance.now() - started) / 1000;
-      const used = process.cpuUsage(cpu0);
-      const cpu = (used.user + used.system) / 1e6;
-      if (job.status !== 'done') throw new Error(`the ${format} export ended ${job.status}: ${job.error}`);
-      const bytes = job.files.reduce((n, f) => n + f.bytes, 0);
-      (results.get(format) ?? results.set(format, []).get(format)!).push({ seconds, cpu, values: job.values, bytes });
-      console.log(`run ${r + 1} ${format}: ${seconds.toFixed(2)} s (CPU ${cpu.toFixed(2)} s), ${job.values.toLocaleString('en-US')} values, ${bytes.toLocaleString('en-US')} bytes`);
-      await request(app).delete(posted.body.url).set(headers);
     }
+  } finally {
+    for (const s of servers) await s.stop();
   }
-  console.log(`\n1-degree box (16 cells) of NEX-GDDP-CMIP6, ${MODELS.length} models, ssp245, ${YEARS[0]}-${YEARS[1]}, tasmax; ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log('| format | seconds, POST to done | values/s | CPU seconds | values per CPU second | file MB |');
-  console.log('|---|---|---|---|---|---|');
-  for (const [format, runs] of results) {
-    console.log(
-      `| ${format} | ${fmt(runs.map((x) => x.seconds), 1, 2)} | ${fmt(runs.map((x) => x.values / x.seconds), 1e6, 2)} M | ${fmt(runs.map((x) => x.cpu), 1, 2)} | ${fmt(runs.map((x) => x.values / x.cpu), 1e6, 2)} M | ${fmt(runs.map((x) => x.bytes), 1e6, 2)} |`,
-    );
+  console.log(`\nNew York City's boundary (10 NEX-GDDP cells), 21 models, ${SCENARIOS.join(' and ')} 2006-2100, tasmax, tasmin and pr; ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log('| server | format | seconds, POST to done | M values/s | CPU s | peak RSS server / all MB | file MB |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of runs) {
+    console.log(`| ${r.server} | ${r.format} | ${r.ok ? r.seconds.toFixed(1) : `failed: ${r.error}`} | ${r.ok ? (r.values / r.seconds / 1e6).toFixed(2) : '-'} | ${r.cpu.toFixed(1)} | ${r.peakServerMb.toFixed(0)} / ${r.peakTreeMb.toFixed(0)} | ${(r.bytes / 1e6).toFixed(1)} |`);
   }
-  process.exit(0);
+  for (const l of latency) console.log(l);
+  if (process.env.BENCH_EXPORT_QUEUE === '1') for (const l of await queueRound()) console.log(l);
 }
 
 main().catch((err: unknown) => {

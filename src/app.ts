@@ -10,7 +10,8 @@ import type { QueryPool } from './db/queryPool.js';
 import { dataCaching } from './http/caching.js';
 import { docsRoutes } from './http/docsRoutes.js';
 import { explorerRoutes } from './explorer/routes.js';
-import { InProcessExports, type ExportScheduler } from './export/exportJobs.js';
+import { LocalExports, type ExportScheduler } from './export/exportJobs.js';
+import { runnerOptions } from './export/exportProcess.js';
 import { QueuedExports } from './export/exportQueue.js';
 import { exportRoutes } from './export/exportRoutes.js';
 import { ExportStore } from './export/exportStore.js';
@@ -52,13 +53,13 @@ export interface AppDeps {
 }
 
 /**
- * The export jobs of a server: on the queue's workers with QUEUE_URL, else in this process on the
+ * The export jobs of a server: on the queue's workers with QUEUE_URL, else in a child process on the
  * catalog `catalog()` names when each starts. One per process, shared by the apps of its data
  * builds (server.ts), so that a reload does not run a job twice.
  */
 export function exportJobs(config: Config, catalog: () => Catalog): { store: ExportStore; scheduler: ExportScheduler } {
   const store = new ExportStore(config.EXPORT_DIR);
-  const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new InProcessExports(store, catalog, { memoryLimit: config.DUCKDB_MEMORY_LIMIT, maxBytes: config.EXPORT_MAX_BYTES });
+  const scheduler = config.QUEUE_URL ? new QueuedExports(config.QUEUE_URL) : new LocalExports(store, catalog, runnerOptions(config));
   // Expired exports go at the next request that lists or asks for exports, and at least hourly
   // (or each EXPORT_TTL, if shorter) when nobody asks.
   setInterval(() => {

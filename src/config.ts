@@ -106,7 +106,14 @@ const envSchema = z.object({
   /** Export jobs (src/export/): where their records and files live; replicas and export workers must share it. */
   EXPORT_DIR: z.string().default(path.join(ROOT, 'data', 'exports')),
   /** Most values (models x places or cells x days or periods x variables x scenarios) in one export; more is a 400. */
-  EXPORT_MAX_VALUES: z.coerce.number().int().min(1).default(50_000_000),
+  EXPORT_MAX_VALUES: z.coerce.number().int().min(1).default(2_000_000_000),
+  /**
+   * The V8 heap, in MB, of the process an export runs in (a child of the server or of make
+   * export-worker): an export's memory does not grow with its size, so this bounds what one can take.
+   */
+  EXPORT_RUNNER_HEAP_MB: z.coerce.number().int().min(32).default(256),
+  /** DuckDB threads of the export runner (it runs at a lower CPU priority than the requests). */
+  EXPORT_THREADS: z.coerce.number().int().min(1).default(2),
   /** Exports queued or running at once per account; one more is a 429 with Retry-After. */
   EXPORT_MAX_RUNNING: z.coerce.number().int().min(1).default(2),
   /** Bytes of export files an account may keep; past it a new export is a 409 until some are deleted or expire. */

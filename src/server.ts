@@ -4,7 +4,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { createApp, exportJobs } from './app.js';
-import { InProcessExports } from './export/exportJobs.js';
+import { LocalExports } from './export/exportJobs.js';
 import { createAuth } from './auth/index.js';
 import { AppObjects } from './http/appObjects.js';
 import { createThrottleStores } from './http/throttleStore.js';
@@ -67,7 +67,7 @@ async function main() {
     createApp({ config, catalog: g.catalog, queries: g.queries, auth, logger, lifecycle, progress: g.progress, throttleStores, exports });
   const generations = new GenerationSwitch(await openGeneration(config, app, false), logger);
   switcher = generations;
-  if (exports.scheduler instanceof InProcessExports) exports.scheduler.resume();
+  if (exports.scheduler instanceof LocalExports) exports.scheduler.resume();
   const { catalog, progress } = generations.generation;
   objects.serve(generations.generation.handler);
   handler = generations.listener;

@@ -1,13 +1,12 @@
--- The indicator values of one export file before DuckDB writes them (src/export/tableWriter.ts
--- appends one row per value; the connection's own temporary table, dropped after the COPY).
-CREATE OR REPLACE TEMP TABLE export_indicator_rows (
-  model VARCHAR,
-  cell_id INTEGER,
-  lat DOUBLE,
-  lon DOUBLE,
-  location VARCHAR,
-  period VARCHAR,
-  indicator VARCHAR,
-  units VARCHAR,
+-- The indicator values of one export file before they are written (src/export/indicatorValues.ts
+-- appends each group of cells' values as it is computed; the export engine runs one export at a
+-- time, and the next file replaces the table). Positions, not names: the indicator in the
+-- export's list, the model in the scenario's, the cell in the export's distinct cells, the period
+-- in the indicator's periods as the endpoint answered them.
+CREATE OR REPLACE TABLE export_indicator_rows (
+  indicator_index INTEGER,
+  model_index INTEGER,
+  cell_index INTEGER,
+  period_index INTEGER,
   value DOUBLE
 )

@@ -5,10 +5,9 @@
  * end. Exit status 0 when stopped, 1 on a fault, 2 bad configuration.
  */
 import { loadConfig, type Config } from '../config.js';
-import { openDuckDB } from '../db/duckdb.js';
+import { runnerOptions } from '../export/exportProcess.js';
 import { startExportWorker } from '../export/exportQueue.js';
 import { ExportStore } from '../export/exportStore.js';
-import { loadCatalog } from '../reference/catalog.js';
 
 let config: Config;
 try {
@@ -20,18 +19,12 @@ try {
 }
 
 async function main(c: Config) {
-  // The catalog is read once, as a server reads it; the climate files are read per export.
-  const catalogDb = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
-  const conn = await catalogDb.connect();
-  const catalog = await loadCatalog(conn, c.DATA_DIR);
-  conn.closeSync();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const worker = await startExportWorker({
     queueUrl: c.QUEUE_URL!,
     store: new ExportStore(c.EXPORT_DIR),
-    catalog,
-    memoryLimit: c.DUCKDB_MEMORY_LIMIT,
-    maxBytes: c.EXPORT_MAX_BYTES,
+    dataDir: c.DATA_DIR,
+    runner: runnerOptions(c),
     lockMs: c.EXPORT_LOCK_MS,
     log,
   });
@@ -39,10 +32,7 @@ async function main(c: Config) {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       log(`[export-worker ${process.pid}] ${signal}: finishing the export under way, then ending`);
-      void worker.close().then(async () => {
-        await catalogDb.close();
-        process.exit(0);
-      });
+      void worker.close().then(() => process.exit(0));
     });
   }
 }

@@ -1,10 +1,8 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { RedisClaims } from './accountClaims.js';
-import type { Catalog } from '../reference/catalog.js';
 import type { ExportScheduler } from './exportJobs.js';
-import { openExportEngine } from './exportJobs.js';
-import { runExport } from './exportRunner.js';
+import { ExportChildProcess, type RunnerOptions } from './exportProcess.js';
 import type { ExportStore } from './exportStore.js';
 
 /**
@@ -41,23 +39,32 @@ export class QueuedExports implements ExportScheduler {
 export interface ExportWorkerOptions {
   queueUrl: string;
   store: ExportStore;
-  catalog: Catalog;
-  memoryLimit: string;
-  maxBytes: number;
+  /** The data build exports read (DATA_DIR). */
+  dataDir: string;
+  runner: RunnerOptions;
   lockMs: number;
   log: (line: string) => void;
 }
 
-/** Works export tasks one at a time until closed. */
+/**
+ * Works export tasks one at a time until closed, each in the worker's export child
+ * (ExportChildProcess): a run whose child stops (out of memory, a crash) fails that attempt, and the
+ * queue tries it once more; a worker killed itself loses the task's lease, with the same result.
+ */
 export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ close(): Promise<void> }> {
-  const engine = await openExportEngine(opts.memoryLimit);
+  let runner: ExportChildProcess | undefined;
   const worker = new Worker(
     EXPORT_QUEUE,
     async (task) => {
       const id = String((task.data as { id: string }).id);
       opts.log(`[export-worker ${process.pid}] running ${id} (attempt ${task.attemptsStarted})`);
-      const outcome = await runExport({ catalog: opts.catalog, queries: engine.queries, store: opts.store, maxBytes: opts.maxBytes }, id);
-      opts.log(`[export-worker ${process.pid}] ${id}: ${outcome}`);
+      const result = await (runner ??= new ExportChildProcess(opts.runner)).run(id, opts.dataDir);
+      if (result.kind === 'stopped') {
+        runner = undefined;
+        opts.log(`[export-worker ${process.pid}] ${id}: the runner stopped: ${result.reason}`);
+        throw new Error(`the last time ${result.reason}`);
+      }
+      opts.log(`[export-worker ${process.pid}] ${id}: ${result.outcome}`);
     },
     { connection: connectionOf(opts.queueUrl), concurrency: 1, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, maxStalledCount: 1 },
   );
@@ -79,8 +86,7 @@ export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ cl
   return {
     close: async () => {
       await worker.close();
-      engine.queries.close();
-      await engine.db.close();
+      await runner?.close();
     },
   };
 }

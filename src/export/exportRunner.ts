@@ -6,10 +6,11 @@ import type { QueryPool } from '../db/queryPool.js';
 import { UnavailableError } from '../errors.js';
 import type { Catalog } from '../reference/catalog.js';
 import type { ExportPlan } from './exportPlan.js';
-import { indicatorNetcdfVariables, indicatorValues } from './indicatorValues.js';
-import { writeNetcdf } from './netcdfWriter.js';
+import { MOST_CELLS } from '../indicators/query.js';
+import { collectIndicatorRows, indicatorNetcdfHeaders, writeIndicatorNetcdf } from './indicatorValues.js';
+import { openNetcdf, type NetcdfSeriesWriter } from './netcdfWriter.js';
 import { placeGrid } from './placeGrid.js';
-import { rawNetcdfVariables } from './rawValues.js';
+import { rawNetcdfHeaders, writeRawNetcdf } from './rawValues.js';
 import type { ExportFile, ExportJob, ExportStore } from './exportStore.js';
 import { writeIndicatorTable, writeRawTable } from './tableWriter.js';
 
@@ -61,6 +62,17 @@ function globals(catalog: Catalog, job: ExportJob, scenario: ExportPlan['scenari
   };
 }
 
+/** Runs `work` on an open NetCDF file: closed whole when it ends, closed as it is when it fails. */
+async function written(writer: NetcdfSeriesWriter, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    writer.abandon();
+    throw err;
+  }
+  writer.close();
+}
+
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
@@ -108,24 +120,27 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       stillWanted();
       const name = exportFileName(plan, scenario.name);
       partial = store.partialPath(id, name);
-      const groups = Math.max(1, Math.ceil(places.cellIds.length / 16)) * (plan.what.kind === 'indicators' ? plan.what.indicators.length * scenario.models.length : 1);
+      /** This file's part of the job's progress, 0..1 (0.9 at most until it is renamed whole). */
+      const progress = (fraction: number) => store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, fraction) * 0.9) / plan.scenarios.length) }));
+      const units = plan.what.kind === 'indicators' ? Math.max(1, Math.ceil(places.cellIds.length / MOST_CELLS)) * plan.what.indicators.length * scenario.models.length : places.cellIds.length;
       let done = 0;
       const step = async () => {
         stillWanted();
-        done++;
-        store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, done / groups) * 0.9) / plan.scenarios.length) }));
+        progress(++done / Math.max(1, units));
       };
-      if (plan.format === 'netcdf') {
-        const variables =
-          plan.what.kind === 'variables'
-            ? (await rawNetcdfVariables(catalog.dataDir, queries, plan, scenario, places, step, abort.signal)).variables
-            : indicatorNetcdfVariables(await indicatorValues(catalog, queries, plan, scenario, places, step));
-        await writeNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables });
+      if (plan.what.kind === 'variables' && plan.format !== 'netcdf') {
+        await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, progress, abort.signal);
       } else if (plan.what.kind === 'variables') {
-        await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, abort.signal);
+        const writer = await openNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: rawNetcdfHeaders(plan, scenario) });
+        await written(writer, () => writeRawNetcdf(catalog.dataDir, queries, plan, scenario, places, writer, step, abort.signal));
       } else {
-        const found = await indicatorValues(catalog, queries, plan, scenario, places, step);
-        await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial);
+        const found = await collectIndicatorRows(catalog, queries, plan, scenario, places, step);
+        if (plan.format === 'netcdf') {
+          const writer = await openNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: indicatorNetcdfHeaders(found) });
+          await written(writer, () => writeIndicatorNetcdf(queries, found, places, writer, abort.signal));
+        } else {
+          await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial, abort.signal);
+        }
       }
       const handle = fs.openSync(partial, 'r');
       fs.fsyncSync(handle);
@@ -150,11 +165,11 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
     if (partial) fs.rmSync(partial, { force: true });
     // An interrupted statement fails with DuckDB's error: the record says whether a DELETE was why.
     if (err instanceof Cancelled || cancelled()) {
-      fs.rmSync(dir, { recursive: true, force: true });
+      store.removeFiles(id);
       return 'cancelled';
     }
     // The engine closed under it (the server shutting down): not the export's fault. Left queued,
-    // it is run again from the start by the next process (InProcessExports.resume).
+    // it is run again from the start by the next process (LocalExports.resume).
     if (err instanceof UnavailableError) {
       for (const f of files) fs.rmSync(store.filePath(id, f.name), { force: true });
       store.update(id, () => ({ status: 'queued', progress: 0, files: [] }));

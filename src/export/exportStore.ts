@@ -26,7 +26,17 @@ export interface ExportJob {
   created_at: string;
   expires_at: string;
   error: string | null;
+  /** Runs started in a runner (counted before each starts; LocalExports, absent before the first). */
+  runs?: number;
+  /** Why the last runner stopped before it was done. */
+  stopped?: string;
 }
+
+/**
+ * A job's folder is removed while its runner, another process, may still add a file to it (until
+ * it sees the DELETE): a recursive removal then meets a folder that is not empty, and tries again.
+ */
+const REMOVE_FOLDER = { recursive: true, force: true, maxRetries: 10, retryDelay: 50 } as const;
 
 const ID = /^exp-[0-9a-f]{24}$/;
 export const newExportId = () => `exp-${randomBytes(12).toString('hex')}`;
@@ -127,7 +137,7 @@ export class ExportStore {
     const next: ExportJob = { ...job, status: cancelling ? 'cancelled' : job.status, files: [] };
     if (cancelling) fs.writeFileSync(this.cancelMark(id), '');
     this.write(next);
-    fs.rmSync(this.filesDir(id), { recursive: true, force: true });
+    this.removeFiles(id);
     return next;
   }
 
@@ -135,12 +145,17 @@ export class ExportStore {
   clearFiles(id: string) {
     const dir = this.filesDir(id);
     if (!fs.existsSync(dir)) return;
-    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true, recursive: true });
+    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), REMOVE_FOLDER);
+  }
+
+  /** The job's folder of files, gone (the record stays). */
+  removeFiles(id: string) {
+    fs.rmSync(this.filesDir(id), REMOVE_FOLDER);
   }
 
   /** The job and its files, gone. */
   remove(id: string) {
-    fs.rmSync(this.filesDir(id), { recursive: true, force: true });
+    this.removeFiles(id);
     fs.rmSync(this.recordPath(id), { force: true });
     fs.rmSync(this.cancelMark(id), { force: true });
   }

@@ -1,3 +1,4 @@
+import type { DuckDBMaterializedResult } from '@duckdb/node-api';
 import { listValue } from '@duckdb/node-api';
 import type { Variable } from '../climate/params.js';
 import { VARIABLE_UNITS } from '../climate/tableLabels.js';
@@ -5,7 +6,7 @@ import { climateFile } from '../dataBuild/files.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { ExportPlan } from './exportPlan.js';
-import type { NetcdfVariable } from './netcdfWriter.js';
+import { FILL, type NetcdfSeriesWriter, type NetcdfVariableHeader } from './netcdfWriter.js';
 import { daysSince1950, type PlaceGrid } from './placeGrid.js';
 
 /** CF names of the raw variables; a variable missing here still exports, named by itself. */
@@ -20,45 +21,63 @@ const CF: Partial<Record<Variable, { standard_name: string; long_name: string }>
 
 export const rawAttrs = (v: Variable): Record<string, string> => ({ units: VARIABLE_UNITS[v], ...(CF[v] ?? { long_name: v }) });
 
-/** Cells per statement: a group's rows (cells x models x days) are read into memory at once. */
-const CELLS_PER_READ = 16;
+/** The raw variables of one scenario as the NetCDF file declares them: float32 on every day of its years. */
+export function rawNetcdfHeaders(plan: ExportPlan, scenario: ExportPlan['scenarios'][number]): NetcdfVariableHeader[] {
+  if (plan.what.kind !== 'variables') throw new Error('rawNetcdfHeaders: the plan exports indicators');
+  const days = daysSince1950(scenario.years);
+  return plan.what.variables.map((v) => ({ name: v, axis: { dim: 'time', values: days }, attrs: rawAttrs(v), wide: false }));
+}
+
+/** The typed arrays of a vector (INTEGER: Int32Array, FLOAT: Float32Array); the query leaves no NULL. */
+type TypedVector = { items: Int32Array | Float32Array };
 
 /**
- * Every model's daily values of one scenario at the plan's places, as the NetCDF arrays hold them:
- * NaN on days a model's calendar lacks or a cell has no data. `step` reports each group read.
+ * Every model's daily values of one scenario at the plan's places, written into `writer` one cell
+ * at a time: DuckDB reads a cell's file while the previous cell's columns are copied, as typed
+ * arrays, into one series per model and variable (FILL on days a model's calendar lacks). Memory
+ * holds two cells' rows, whatever the export's size. `step` reports each cell.
  */
-export async function rawNetcdfVariables(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, step: () => Promise<void>, signal?: AbortSignal): Promise<{ days: number[]; variables: NetcdfVariable[] }> {
-  if (plan.what.kind !== 'variables') throw new Error('rawNetcdfVariables: the plan exports indicators');
+export async function writeRawNetcdf(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, writer: NetcdfSeriesWriter, step: () => Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (plan.what.kind !== 'variables') throw new Error('writeRawNetcdf: the plan exports indicators');
   const variables = plan.what.variables;
   const days = daysSince1950(scenario.years);
+  const steps = days.length;
   const first = days[0]!;
   // Day since 1950 -> position on the time axis (the years asked for need not be consecutive).
-  const slot = new Int32Array(days[days.length - 1]! - first + 1).fill(-1);
+  const slot = new Int32Array(days[steps - 1]! - first + 1).fill(-1);
   days.forEach((d, i) => (slot[d - first] = i));
   const models = scenario.models;
-  const size = models.length * days.length * places.size;
-  const arrays = variables.map(() => new Float32Array(size).fill(Number.NaN));
-  const sql = sqlFile('export/raw_cells.sql').replaceAll('{{variables}}', variables.join(', '));
+  const sql = sqlFile('export/raw_cell.sql').replaceAll('{{variables}}', variables.join(', '));
   const cells = places.cellIds.filter((id) => climateFile(dataDir, plan.dataset, scenario.name, id) !== undefined);
-  for (let g = 0; g < cells.length; g += CELLS_PER_READ) {
-    const group = cells.slice(g, g + CELLS_PER_READ);
-    const files = group.map((id) => climateFile(dataDir, plan.dataset, scenario.name, id)!);
-    const cols = await queries.run(async (conn) => (await conn.runAndReadAll(sql, { files: listValue(files), models: listValue(models), years: listValue(scenario.years) } as never)).getColumnsJS() as unknown[][], signal);
-    const [fileIndex = [], modelIndex = [], day = []] = cols as number[][];
-    for (let r = 0; r < fileIndex.length; r++) {
-      const t = slot[day[r]! - first]!;
-      for (const position of places.positionsOf(group[fileIndex[r]!]!)) {
-        const at = places.index(modelIndex[r]!, t, position, days.length);
-        for (let k = 0; k < variables.length; k++) {
-          const v = (cols[3 + k] as (number | null)[])[r];
-          if (v !== null && v !== undefined) arrays[k]![at] = v;
-        }
+  const read = (cellId: number) =>
+    queries.run((conn) => conn.run(sql, { file: climateFile(dataDir, plan.dataset, scenario.name, cellId)!, models: listValue(models), years: listValue(scenario.years) } as never), signal);
+  const series = variables.map(() => new Float32Array(models.length * steps));
+  let next = cells.length > 0 ? read(cells[0]!) : undefined;
+  try {
+  for (let c = 0; c < cells.length; c++) {
+    const result: DuckDBMaterializedResult = await next!;
+    next = c + 1 < cells.length ? read(cells[c + 1]!) : undefined;
+    // A model without a row on a day keeps FILL there.
+    for (const s of series) s.fill(FILL);
+    for (let k = 0; k < result.chunkCount; k++) {
+      const chunk = result.getChunk(k);
+      const modelIndex = (chunk.getColumnVector(0) as unknown as TypedVector).items;
+      const day = (chunk.getColumnVector(1) as unknown as TypedVector).items;
+      const values = variables.map((_, v) => (chunk.getColumnVector(2 + v) as unknown as TypedVector).items);
+      for (let r = 0; r < chunk.rowCount; r++) {
+        const at = modelIndex[r]! * steps + slot[day[r]! - first]!;
+        for (let v = 0; v < variables.length; v++) series[v]![at] = values[v]![r]!;
+      }
+    }
+    for (const position of places.positionsOf(cells[c]!)) {
+      for (let v = 0; v < variables.length; v++) {
+        for (let m = 0; m < models.length; m++) writer.writeSeries(v, m, position, series[v]!.subarray(m * steps, (m + 1) * steps));
       }
     }
     await step();
   }
-  return {
-    days,
-    variables: variables.map((v, k) => ({ name: v, axis: { dim: 'time', values: days }, attrs: rawAttrs(v), values: arrays[k]! })),
-  };
+  } finally {
+    // A stop (a DELETE, an error) leaves the read under way to end on its own.
+    next?.catch(() => undefined);
+  }
 }

@@ -1,9 +1,9 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { climateFile } from '../dataBuild/files.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import type { ExportPlan } from './exportPlan.js';
-import type { IndicatorValues } from './indicatorValues.js';
+import type { IndicatorColumns } from './indicatorValues.js';
 import type { PlaceGrid } from './placeGrid.js';
 
 /**
@@ -19,73 +19,88 @@ const COPY_OPTIONS: Record<TableFormat, string> = {
   csv: 'FORMAT csv, HEADER true',
 };
 
-/** Each place of the plan in the rows' order of entries: the file it reads and how rows label it. */
-function entries(plan: ExportPlan, dataDir: string, scenario: string) {
-  const where = plan.where;
-  const list = where.kind === 'area' ? where.cells.map((c) => ({ ...c, label: '' })) : where.locations;
-  const present = list.filter((c) => climateFile(dataDir, plan.dataset, scenario, c.cellId) !== undefined);
-  return present.map((c) => ({ file: climateFile(dataDir, plan.dataset, scenario, c.cellId)!, cellId: c.cellId, lat: c.lat, lon: c.lon, label: c.label }));
+/** How often a running COPY's progress (DuckDB's own count of rows read) is passed on. */
+const PROGRESS_MS = 1000;
+
+/**
+ * Runs one COPY on `conn`, telling `progress` DuckDB's fraction done every second: a scenario's
+ * file is one statement, which may run for minutes.
+ */
+async function copyWithProgress(conn: DuckDBConnection, sql: string, params: Record<string, DuckDBValue>, progress: (fraction: number) => void): Promise<void> {
+  const tick = setInterval(() => {
+    const p = conn.progress.percentage;
+    if (p >= 0) progress(Math.min(1, p / 100));
+  }, PROGRESS_MS);
+  try {
+    await conn.run(sql, params);
+  } finally {
+    clearInterval(tick);
+  }
 }
 
-/** One scenario's raw values into `target`, in one statement (DuckDB reads, reshapes and writes). */
-export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string, signal?: AbortSignal): Promise<void> {
+/** The ENUM type the rows' labels are cast to (sql/export/labels_type.sql). */
+async function labelsType(conn: DuckDBConnection, labels: string[]) {
+  await conn.run(sqlFile('export/labels_type.sql'), { labels: listValue(labels) });
+}
+
+/** One scenario's raw values into `target`, in one statement: DuckDB reads, reshapes and writes, in the files' order. */
+export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string, progress: (fraction: number) => void, signal?: AbortSignal): Promise<void> {
   if (plan.what.kind !== 'variables') throw new Error('writeRawTable: the plan exports indicators');
-  const rows = entries(plan, dataDir, scenario.name);
+  const where = plan.where;
+  // The distinct cells with a file, in the plan's order, each with the places that read it.
+  const cells = new Map<number, { file: string; lat: number; lon: number; labels: string[] }>();
+  const list = where.kind === 'area' ? where.cells.map((c) => ({ ...c, label: '' })) : where.locations;
+  for (const c of list) {
+    const file = climateFile(dataDir, plan.dataset, scenario.name, c.cellId);
+    if (file === undefined) continue;
+    const cell = cells.get(c.cellId) ?? { file, lat: c.lat, lon: c.lon, labels: [] };
+    cell.labels.push(c.label);
+    cells.set(c.cellId, cell);
+  }
+  const entries = [...cells.entries()];
+  const locations = where.kind === 'locations';
   const select = sqlFile('export/raw_long.sql')
     .replaceAll('{{variables}}', plan.what.variables.join(', '))
-    .replace('{{location}}', plan.where.kind === 'locations' ? 'location, ' : '');
-  const params = {
-    files: listValue([...new Set(rows.map((r) => r.file))]),
-    cell_files: listValue(rows.map((r) => r.file)),
-    cell_ids: listValue(rows.map((r) => r.cellId)),
-    lats: listValue(rows.map((r) => r.lat)),
-    lons: listValue(rows.map((r) => r.lon)),
-    labels: listValue(rows.map((r) => r.label)),
+    .replace('{{location}}', locations ? 'unnest($locations[f])::export_label AS location, ' : '');
+  const params: Record<string, DuckDBValue> = {
+    files: listValue(entries.map(([, c]) => c.file)),
+    cell_ids: listValue(entries.map(([id]) => id)),
+    lats: listValue(entries.map(([, c]) => c.lat)),
+    lons: listValue(entries.map(([, c]) => c.lon)),
     models: listValue(scenario.models),
     years: listValue(scenario.years),
     dataset: plan.dataset,
     scenario: scenario.name,
+    ...(locations ? { locations: listValue(entries.map(([, c]) => listValue(c.labels))) } : {}),
   };
-  await queries.run((conn) => conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params as never), signal);
+  const labels = [plan.dataset, scenario.name, ...scenario.models, ...plan.what.variables, ...(locations ? list.map((l) => l.label) : [])];
+  await queries.run(async (conn) => {
+    await labelsType(conn, labels);
+    await copyWithProgress(conn, `COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params, progress);
+  }, signal);
 }
 
-/**
- * One scenario's indicator values into `target`: the values computed in the service (through the
- * indicator endpoints' own function) are appended to a temporary table, which DuckDB writes.
- */
-export async function writeIndicatorTable(queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], found: IndicatorValues[], places: PlaceGrid, format: TableFormat, target: string): Promise<void> {
+/** One scenario's indicator values, collected in `export_indicator_rows` (indicatorValues.ts), into `target`. */
+export async function writeIndicatorTable(queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], found: IndicatorColumns[], places: PlaceGrid, format: TableFormat, target: string, signal?: AbortSignal): Promise<void> {
   const locations = plan.where.kind === 'locations';
   const list = plan.where.kind === 'area' ? plan.where.cells.map((c) => ({ ...c, label: '' })) : plan.where.locations;
-  await queries.run(async (conn: DuckDBConnection) => {
-    await conn.run(sqlFile('export/indicator_rows_table.sql'));
-    try {
-      const appender = await conn.createAppender('export_indicator_rows');
-      for (const f of found) {
-        scenario.models.forEach((model, m) => {
-          list.forEach((place, i) => {
-            const position = locations ? i : places.positionsOf(place.cellId)[0]!;
-            f.periods.forEach((period, t) => {
-              const v = f.values[places.index(m, t, position, f.periods.length)]!;
-              if (Number.isNaN(v)) return;
-              appender.appendVarchar(model);
-              appender.appendInteger(place.cellId);
-              appender.appendDouble(place.lat);
-              appender.appendDouble(place.lon);
-              appender.appendVarchar(place.label);
-              appender.appendVarchar(period);
-              appender.appendVarchar(f.name);
-              appender.appendVarchar(f.units);
-              appender.appendDouble(v);
-              appender.endRow();
-            });
-          });
-        });
-      }
-      appender.closeSync();
-      const select = sqlFile('export/indicator_long.sql').replace('{{location}}', locations ? 'location, ' : '');
-      await conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, { dataset: plan.dataset, scenario: scenario.name } as never);
-    } finally {
-      await conn.run('DROP TABLE IF EXISTS export_indicator_rows');
-    }
-  });
+  const cellIndex = new Map(places.cellIds.map((id, i) => [id, i]));
+  const starts: number[] = [];
+  found.reduce((n, f) => (starts.push(n), n + f.periods.length), 0);
+  const select = sqlFile('export/indicator_long.sql').replace('{{location}}', locations ? 'p.location, ' : '');
+  const params: Record<string, DuckDBValue> = {
+    places_cell: listValue(list.map((p) => cellIndex.get(p.cellId)!)),
+    cell_ids: listValue(list.map((p) => p.cellId)),
+    lats: listValue(list.map((p) => p.lat)),
+    lons: listValue(list.map((p) => p.lon)),
+    labels: listValue(list.map((p) => p.label)),
+    models: listValue(scenario.models),
+    indicators: listValue(found.map((f) => f.name)),
+    units: listValue(found.map((f) => f.units)),
+    periods: listValue(found.flatMap((f) => f.periods)),
+    period_starts: listValue(starts),
+    dataset: plan.dataset,
+    scenario: scenario.name,
+  };
+  await queries.run((conn) => conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params), signal);
 }
