@@ -30,7 +30,7 @@ help:
 	@echo "make bench-catalog - start-up, RSS, lat/lon lookups and reload with 2,000 to 200,000 map cells with data (BENCH_CATALOG_SIZES)"
 	@echo "make bench-build - CPU time of the default build's stages, one cell per dataset (BENCH_BUILD_RUNS=3)"
 	@echo "make ingest DATASET=NEX-GDDP|LOCA|NEX-GDDP-CMIP6|LOCA2 SRC=<file or folder> [POINTS=\"lat,lon;lat,lon\"] [BBOX=west,south,east,north] - read NetCDF files into DATA_DIR"
-	@echo "make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS=... [SCENARIOS=...] [MODELS=...] [VARIABLES=...] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [QUEUE_URL=...] - download a region from the publisher's archive and ingest it into DATA_DIR"
+	@echo "make fetch DATASET=NEX-GDDP-CMIP6 BBOX=west,south,east,north|POINTS=... [SCENARIOS=...] [MODELS=...] [VARIABLES=...] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [FORCE=1] [QUEUE_URL=...] - download a region from the publisher's archive and ingest it into DATA_DIR"
 	@echo "make ingest-enqueue DATASET=... SRC=... [BBOX=...] [POINTS=...] [RANGE_CELLS=512] QUEUE_URL=redis://... - plan an ingest as tasks on a queue (DATA_DIR a symlink; one reduce task per RANGE_CELLS target cells); prints the job id"
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
@@ -101,7 +101,7 @@ ingest: setup $(DIST)
 
 # A region straight from the publisher's archive (src/archive/, src/ingest/fetchRegion.ts): listed from its index, downloaded a few files at a time, ingested.
 fetch: setup $(DIST)
-	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/fetch.js --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)"
+	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/fetch.js --dataset="$(DATASET)" --bbox="$(BBOX)" --points="$(POINTS)" --scenarios="$(SCENARIOS)" --models="$(MODELS)" --variables="$(VARIABLES)" --years="$(YEARS)" --dry-run="$(DRY_RUN)" --via="$(VIA)" --range-cells="$(RANGE_CELLS)" --force="$(FORCE)"
 
 # The ingest on a queue (BullMQ on Redis; src/ingest/queue/): any number of workers, a new build published when done.
 ingest-enqueue: $(DIST)

@@ -92,27 +92,38 @@ describe('make fetch VIA=ncss (NEX-GDDP-CMIP6 subsets from a local stand-in for 
     expect(await res.text()).toMatch(/time_end=2052-12-31T23:59:59Z is not a date of calendar 360_day/);
   }, 300_000);
 
-  it('splits a box NCSS answers "Request Too Large" for, and stitches the halves into the same values', async () => {
-    const dir = copyOfTestData(tmpRoot, 'split');
+  // A server that answers the cells whose edge lies on a side of the box (as TDS may) puts the rows
+  // on each cut in both halves; one that answers the cells whose centre lies in the box does not.
+  it.each([
+    { edgeCells: false, maxBytes: 6000 },
+    { edgeCells: true, maxBytes: 30_000 },
+  ])('splits a box NCSS answers "Request Too Large" for, and stitches the halves into the same values (edge cells included: $edgeCells)', async ({ edgeCells, maxBytes }) => {
+    const dir = copyOfTestData(tmpRoot, `split-${edgeCells}`);
+    const downloads = `dl-split-${edgeCells}`;
     const log: string[] = [];
     const before = ncss.requests.length;
-    // The box is 3 x 4 cells: 366 days of them are 17,568 bytes; a third of that forces two cuts.
-    ncss.maxBytes = 6000;
+    // The box is 3 x 4 cells (5 x 6 with the cells touching its sides): 366 days of them are 17,568
+    // (43,920) bytes; the limit forces two cuts.
+    ncss.maxBytes = maxBytes;
+    ncss.edgeCells = edgeCells;
     try {
-      await fetchRegion(options(dir, 'dl-split', log));
+      await fetchRegion(options(dir, downloads, log));
     } finally {
       ncss.maxBytes = Number.MAX_SAFE_INTEGER;
+      ncss.edgeCells = false;
     }
     const asked = ncss.requests.slice(before);
     expect(asked.filter((q) => q.status === 403).every((q) => /^Request Too Large: /.test(q.message!))).toBe(true);
     // Per file: the whole box (403), its halves of 1 and 2 rows, the 2-row half (403) in rows, the 1-row ones.
-    const ofUkesm = asked.filter((q) => q.path === UKESM_TASMAX).map((q) => [q.params.south, q.params.north, q.params.west, q.params.east, q.status]);
-    expect(ofUkesm.filter((q) => q[4] === 403).length).toBeGreaterThan(0);
-    expect(ofUkesm.filter((q) => q[4] === 200).length).toBeGreaterThan(1);
+    const ofUkesm = asked.filter((q) => q.path === UKESM_TASMAX);
+    expect(ofUkesm.map((q) => q.status)).toEqual([403, 200, 403, 200, 200]);
+    // Each 1-row part answered with the rows on both its sides when edge cells count.
+    const rowsOf = (q: (typeof asked)[number]) => Math.round((Number(q.params.north) - Number(q.params.south)) / 0.25);
+    expect(ofUkesm.filter((q) => q.status === 200).map((q) => q.cells![0] - rowsOf(q))).toEqual(Array(3).fill(edgeCells ? 2 : 0));
     expect(asked.filter((q) => q.status !== 200 && q.status !== 403)).toEqual([]);
     expect(log.join('\n')).toMatch(/NCSS answered "Request Too Large" for 3 x 4 cells; asking for two halves of 1 x 4 and 2 x 4/);
     // Neither the halves nor the stitched files are left.
-    expect(filesUnder(path.join(tmpRoot, 'dl-split'))).toEqual([]);
+    expect(filesUnder(path.join(tmpRoot, downloads))).toEqual([]);
     await expectSameAsDisk(dir);
   }, 300_000);
 

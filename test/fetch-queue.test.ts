@@ -9,6 +9,7 @@ import { startRedis, type RedisServer } from '../scripts/localServers/redis.js';
 import { ROOT } from '../src/config.js';
 import { fetchRegion, recordFile, type FetchRecord } from '../src/ingest/fetchRegion.js';
 import { connectionOf, mapTaskId, QUEUE_NAME, type MapResult } from '../src/ingest/queue/ingestQueue.js';
+import { taskFolder } from '../src/ingest/queue/fetchTask.js';
 import { copyOfTestData } from './ingest-support.js';
 import { BOX, expectSamePartitions, MODELS, writeFetchArchive } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
@@ -18,8 +19,9 @@ import { compiled } from './support/compiled.js';
  * make fetch with QUEUE_URL (a real redis-server, workers as real processes): the map tasks of the
  * queued ingest download, check and stage their own file, so the workers fetch in parallel; the
  * published build holds the values of a one-process make fetch of the same selection, and its fetch
- * record. A worker killed mid-download leaves its half-written file in a folder of its own, which
- * no retry trusts: the task goes to another worker, which downloads the file whole again.
+ * record. A worker killed mid-download leaves its half-written file in a folder of its own: the
+ * task goes to another worker, which takes the folder over when it can tell the first is dead (the
+ * same host, its pid gone) and resumes the part with Range, and otherwise starts the file again.
  */
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-fetch-queue-'));
 const archiveRoot = path.join(tmpRoot, 'archive');
@@ -41,19 +43,8 @@ function servedBuild(name: string): string {
   return link;
 }
 
-/**
- * The files under dir, as the workers leave them at this moment. They rename and remove files while
- * it looks (a .part becomes its file): what goes between the listing and the stat is left out, and a
- * folder that goes mid-listing gives none, for the caller's next look.
- */
-function filesUnder(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile() === true);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-}
+/** The files under dir; looked at only once every worker has exited, when nothing renames or removes them any more. */
+const filesUnder = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : []);
 
 function startWorker(dataDir: string) {
   const child = spawn(process.execPath, [compiled('src/cli/ingestWorker.ts')], {
@@ -138,7 +129,7 @@ describe('make fetch with QUEUE_URL', () => {
     expect(filesUnder(downloads)).toEqual([]);
   }, 300_000);
 
-  it('a worker killed mid-download: its half-written file is never trusted, another worker downloads the file whole, the values are the same', async () => {
+  it('a worker killed mid-download: another worker of the host takes over its part and resumes it with Range, the values are the same', async () => {
     const current = servedBuild('killed');
     const downloads = path.join(tmpRoot, 'dl-killed');
     const before = s3.served.length;
@@ -146,29 +137,61 @@ describe('make fetch with QUEUE_URL', () => {
     const job = await enqueueFetch(current, downloads);
     const a = startWorker(current);
     const b = startWorker(current);
-    // The worker whose download of UKESM1-0-LL's file stalled: its own folder names its pid.
-    let part = '';
-    await until('a worker to stall with 4,000 bytes of the file on disk', async () => {
-      part = filesUnder(path.join(downloads, '.queue', job)).find((f) => f.endsWith(`${path.basename(UKESM)}.part`)) ?? '';
-      return part !== '' && (fs.statSync(path.join(downloads, '.queue', job, part), { throwIfNoEntry: false })?.size ?? 0) >= 4000;
+    // The worker that took UKESM1-0-LL's map task says so (its pid and the task's number); its part is
+    // then at a path known in advance, looked at once the server has sent the 4,000 bytes and stalled:
+    // no listing of folders the other worker renames files in.
+    let victim: ReturnType<typeof startWorker> | undefined;
+    let n = -1;
+    await until('a worker to start the map task of UKESM1-0-LL\'s tasmax', async () => {
+      for (const w of [a, b]) {
+        const m = new RegExp(`started map ${job}\\.map\\.(\\d+) ${path.basename(UKESM).replace(/\./g, '\\.')} `).exec(w.err());
+        if (m) [victim, n] = [w, Number(m[1])];
+      }
+      return victim !== undefined;
     }, 120_000);
-    const pid = Number(/^[^/]+-(\d+)\//.exec(part)![1]);
-    const [victim, other] = a.child.pid === pid ? [a, b] : [b, a];
-    expect(victim.child.pid).toBe(pid);
-    victim.child.kill('SIGKILL');
-    await victim.exited;
+    const other = victim === a ? b : a;
+    await s3.stalled(UKESM);
+    const part = path.join(downloads, '.queue', job, String(n), `${os.hostname()}-${victim!.child.pid}`, `${UKESM}.part`);
+    await until('the stalled 4,000 bytes to be on disk', async () => (fs.statSync(part, { throwIfNoEntry: false })?.size ?? 0) >= 4000, 120_000);
+    victim!.child.kill('SIGKILL');
+    await victim!.exited;
     const again = startWorker(current);
     expect(await other.exited, other.err()).toBe(0);
     expect(await again.exited, again.err()).toBe(0);
 
-    // Downloaded again from its first byte (not resumed from the dead worker's part), by another worker.
-    expect(s3.served.slice(before).filter((s) => s.key === UKESM).map((s) => [s.status, s.range ?? null, s.fault ?? null])).toEqual([[200, null, 'stall'], [200, null, null]]);
-    const n = JSON.parse(fs.readFileSync(path.join(path.dirname(fs.realpathSync(current)), 'ingest-jobs', job, 'plan.json'), 'utf8')).fetch.files.findIndex((f: { path: string }) => f.path === UKESM);
+    // Resumed by another worker of this host from the dead worker's part: the rest asked for with Range.
+    expect(s3.served.slice(before).filter((s) => s.key === UKESM).map((s) => [s.status, s.range ?? null, s.fault ?? null])).toEqual([[200, null, 'stall'], [206, 'bytes=4000-', null]]);
+    expect(other.err() + again.err()).toMatch(new RegExp(`taking over the download folder of worker ${victim!.child.pid} on \\S+, which no longer runs`));
     const task = (await queue.getJob(mapTaskId(job, n)))!;
     expect(await task.getState()).toBe('completed');
     expect(task.attemptsStarted).toBeGreaterThanOrEqual(2);
     await expectSameAsSingle(fs.realpathSync(current));
-    // The dead worker's part went with the job's download folders when it was published.
+    // The dead worker's folder went with the job's download folders when it was published.
     expect(filesUnder(downloads)).toEqual([]);
   }, 300_000);
+
+  it('a task takes over only the folder of a worker it can tell is dead: of this host, its pid not running', async () => {
+    const dir = path.join(tmpRoot, 'claims', '0');
+    const host = os.hostname();
+    const dead = spawn(process.execPath, ['-e', '']);
+    const deadPid = await new Promise<number>((resolve) => dead.once('exit', () => resolve(dead.pid!)));
+    const put = (name: string) => {
+      fs.mkdirSync(path.join(dir, name, 'NEX-GDDP-CMIP6'), { recursive: true });
+      fs.writeFileSync(path.join(dir, name, 'NEX-GDDP-CMIP6', 'x.nc.part'), name);
+    };
+    // Another host's worker (alive or not, it cannot be told from here) and a running process of this host.
+    put('elsewhere-1234');
+    put(`${host}-${process.ppid}`);
+    const lines: string[] = [];
+    const own = path.join(dir, `${host}-4194304`);
+    expect(taskFolder(dir, host, 4194304, (l) => lines.push(l))).toBe(own);
+    expect(fs.existsSync(own)).toBe(false);
+    expect(fs.readdirSync(dir).sort()).toEqual(['elsewhere-1234', `${host}-${process.ppid}`].sort());
+    // A worker of this host that no longer runs: its folder becomes this worker's, its part with it.
+    put(`${host}-${deadPid}`);
+    expect(taskFolder(dir, host, 4194304, (l) => lines.push(l))).toBe(own);
+    expect(fs.readFileSync(path.join(own, 'NEX-GDDP-CMIP6', 'x.nc.part'), 'utf8')).toBe(`${host}-${deadPid}`);
+    expect(fs.existsSync(path.join(dir, `${host}-${deadPid}`))).toBe(false);
+    expect(lines).toEqual([`taking over the download folder of worker ${deadPid} on ${host}, which no longer runs: its part is resumed once checked`]);
+  });
 });

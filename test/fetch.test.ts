@@ -10,7 +10,7 @@ import { testApp, type TestApp } from './helpers.js';
 import { copyOfTestData, series, THROTTLE } from './ingest-support.js';
 import { planArchive, writeArchive } from '../scripts/archiveModel/archive.js';
 import { ingestNetcdf } from '../src/ingest/netcdf/ingest.js';
-import { BOX, expectSamePartitions, FILES_BOX, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive } from './support/fetchArchive.js';
+import { BOX, expectSamePartitions, FILES_BOX, fetchOptions, ingestedFromDisk, MODELS, partitions, writeFetchArchive, writeReRelease } from './support/fetchArchive.js';
 import { startPublisherServer, type PublisherServer } from './support/publisherServer.js';
 import { compiled } from './support/compiled.js';
 
@@ -36,6 +36,19 @@ const keys = {
   ukesmPr: 'NEX-GDDP-CMIP6/UKESM1-0-LL/ssp245/r1i1p1f2/pr/pr_day_UKESM1-0-LL_ssp245_r1i1p1f2_gn_2052.nc',
 };
 const ALL = Object.values(keys).sort();
+
+/** make fetch as a process (FETCH_CONCURRENCY=1), the archive's selection unless `bbox` and `models` say otherwise. */
+function fetchCli(dir: string, downloads: string, { bbox = BOX, models = MODELS }: { bbox?: number[]; models?: string[] } = {}) {
+  const child = spawn(process.execPath, [compiled('src/cli/fetch.ts'), '--dataset=NEX-GDDP-CMIP6', `--bbox=${bbox.join(',')}`, `--models=${models.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells=', '--force='], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir, ARCHIVE_URL_NEX_GDDP_CMIP6: server.url, FETCH_CONCURRENCY: '1', DOWNLOAD_DIR: downloads, QUEUE_URL: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, exited, err: () => err };
+}
 
 const options = (dataDir: string, downloads: string, log: string[], extra: Partial<FetchOptions> = {}): FetchOptions =>
   fetchOptions(server, dataDir, path.join(tmpRoot, downloads), log, extra);
@@ -96,10 +109,10 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     expect(record.measured_mb_per_s).toBeGreaterThan(0);
     expect(log.some((l) => /^fetch: 6\/6 files staged, .* MB \(100%\), .* MB\/s, [\d,]+ values staged, ETA/.test(l))).toBe(true);
 
-    // DRY_RUN: the plan at the rate the fetch measured, and not a byte downloaded.
+    // DRY_RUN (FORCE: the build holds every file now): the plan at the rate the fetch measured, and not a byte downloaded.
     const served = server.served.length;
     const dry: string[] = [];
-    const plan = await fetchRegion(options(dir, 'dl-happy', dry, { dryRun: true }));
+    const plan = await fetchRegion(options(dir, 'dl-happy', dry, { dryRun: true, force: true }));
     expect(plan.ingest).toBeUndefined();
     expect(server.served.length).toBe(served);
     expect(dry.join('\n')).toMatch(/plan: 6 files, [\d.,]+ MB from NEX-GDDP-CMIP6/);
@@ -137,17 +150,7 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     const downloads = path.join(tmpRoot, 'dl-killed');
     const before = server.served.length;
     server.fault(keys.ukesm, { kind: 'stall', after: 4000 });
-    const run = () => {
-      const child = spawn(process.execPath, [compiled('src/cli/fetch.ts'), '--dataset=NEX-GDDP-CMIP6', `--bbox=${BOX.join(',')}`, `--models=${MODELS.join(',')}`, '--scenarios=ssp245', '--variables=tasmax,pr', '--years=2052', '--dry-run=', '--via=', '--points=', '--range-cells='], {
-        cwd: ROOT,
-        env: { ...process.env, DATA_DIR: dir, ARCHIVE_URL_NEX_GDDP_CMIP6: server.url, FETCH_CONCURRENCY: '1', DOWNLOAD_DIR: downloads, QUEUE_URL: '' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let err = '';
-      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      return { child, exited, err: () => err };
-    };
+    const run = () => fetchCli(dir, downloads);
     const first = run();
     const part = path.join(downloads, `${keys.ukesm}.part`);
     await until('the UKESM1-0-LL download to stall with 4,000 bytes on disk', async () => fs.existsSync(part) && fs.statSync(part).size >= 4000, 120_000);
@@ -163,6 +166,82 @@ describe('make fetch from NEX-GDDP-CMIP6 on S3 (a local stand-in)', () => {
     expect(served.filter((s) => s.key === keys.ukesm).map((s) => [s.status, s.range ?? null])).toEqual([[200, null], [206, 'bytes=4000-']]);
     expect(second.err()).toMatch(/files were staged by an earlier, interrupted run: not downloaded again/);
     await expectSameAsDisk(dir);
+  }, 300_000);
+
+  it('a re-run downloads nothing the build holds; a widened selection only what it adds; a newer version replaces the old; FORCE fetches all again', async () => {
+    const dir = copyOfTestData(tmpRoot, 'held');
+    const downloads = path.join(tmpRoot, 'dl-held');
+    // One row of two cells inside BOX.
+    const small: [number, number, number, number] = [-63.9, 44.3, -63.6, 44.45];
+    const two = ['ACCESS-CM2', 'CanESM5'];
+    const twoKeys = [keys.accessPr, keys.accessV11, keys.canesm, keys.canesmPr].sort();
+    const since = (n: number) => server.served.slice(n);
+    const askedFor = (n: number) => since(n).map((x) => x.key).sort();
+    const record = () => JSON.parse(fs.readFileSync(recordFile(dir, 'NEX-GDDP-CMIP6'), 'utf8')) as FetchRecord;
+
+    // A .part nothing vouches for (no record of what it is a part of): never resumed.
+    const stray = path.join(downloads, `${keys.accessPr}.part`);
+    fs.mkdirSync(path.dirname(stray), { recursive: true });
+    fs.writeFileSync(stray, Buffer.alloc(3000, 7));
+    let n = server.served.length;
+    let log: string[] = [];
+    await fetchRegion(options(dir, 'dl-held', log, { models: two, bbox: small }));
+    expect(askedFor(n)).toEqual(twoKeys);
+    expect(since(n).filter((x) => x.key === keys.accessPr).map((x) => [x.status, x.range ?? null])).toEqual([[200, null]]);
+    expect(log.join('\n')).toMatch(/the 3,000 bytes in \S+pr_day_ACCESS-CM2\S+\.part are not known to be of this file .*no record of what it is a part of.*: downloading it from its first byte/);
+    for (const f of record().files) expect(f.regions).toEqual([{ bbox: small, cities: true }]);
+
+    // The same selection again, as a process: nothing downloaded or decoded, one line, exit 0.
+    n = server.served.length;
+    const again = fetchCli(dir, downloads, { bbox: small, models: two });
+    expect(await again.exited, again.err()).toBe(0);
+    expect(since(n)).toEqual([]);
+    const said = again.err().split('\n').filter((l) => /nothing to fetch/.test(l));
+    expect(said).toEqual([expect.stringMatching(/^nothing to fetch: the build in \S+ already holds all 4 files of the selection for these cells .*; FORCE=1 fetches them again$/)]);
+    expect(again.err()).not.toMatch(/ingest NEX-GDDP-CMIP6 into|fetch: \d+\/\d+ files staged/);
+
+    // One more model: its files only.
+    n = server.served.length;
+    log = [];
+    const more = await fetchRegion(options(dir, 'dl-held', log, { bbox: small }));
+    expect(askedFor(n)).toEqual([keys.ukesm, keys.ukesmPr].sort());
+    expect(more.held.map((f) => f.path).sort()).toEqual(twoKeys);
+    expect(log).toContain('the build already holds 4 of the 6 files of the selection for these cells: fetching the other 2 (FORCE=1 fetches all)');
+
+    // A bigger box: every file covers the globe, and none was ingested for the box's new cells, so all six again.
+    n = server.served.length;
+    await fetchRegion(options(dir, 'dl-held', []));
+    expect(askedFor(n)).toEqual(ALL);
+    await expectSameAsDisk(dir);
+    for (const f of record().files) expect(f.regions).toEqual([{ bbox: small, cities: true }, { bbox: BOX, cities: true }]);
+    // ... and the smaller box inside it is held.
+    n = server.served.length;
+    expect((await fetchRegion(options(dir, 'dl-held', [], { bbox: small }))).files).toEqual([]);
+    expect(since(n)).toEqual([]);
+
+    // NASA re-releases CanESM5's pr (the same values): that file only, and the record names it instead of the old one.
+    const v12 = await writeReRelease(archiveRoot, 'CanESM5', 'pr', '1.2', 0);
+    try {
+      n = server.served.length;
+      log = [];
+      await fetchRegion(options(dir, 'dl-held', log));
+      expect(askedFor(n)).toEqual([v12]);
+      expect(log).toContain(`replacing ${v12}: the publisher's v1.2 replaces the build's v1.0 (${keys.canesmPr})`);
+      const paths = record().files.map((f) => f.path);
+      expect(paths).toContain(v12);
+      expect(paths).not.toContain(keys.canesmPr);
+      expect(record().files.find((f) => f.path === v12)!.regions).toEqual([{ bbox: BOX, cities: true }]);
+      await expectSameAsDisk(dir);
+
+      // FORCE: every file again.
+      n = server.served.length;
+      log = [];
+      await fetchRegion(options(dir, 'dl-held', log, { force: true }));
+      expect(askedFor(n)).toEqual([...ALL.filter((k) => k !== keys.canesmPr), v12].sort());
+      expect(log).toContain('FORCE=1: fetching all 6 files of the selection again, whatever the build\'s record says it holds');
+    } finally {
+      fs.rmSync(path.join(archiveRoot, v12));
+    }
   }, 300_000);
 
   it('fails naming the URL of a file the server does not have (404, not retried), and publishes nothing', async () => {

@@ -1,6 +1,6 @@
 /**
  * `make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;..." [SCENARIOS=...] [MODELS=...]
- * [VARIABLES=...] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [QUEUE_URL=redis://...]`: lists the publisher's files of the selection from
+ * [VARIABLES=...] [YEARS=1950:2100] [VIA=s3|ncss] [DRY_RUN=1] [FORCE=1] [QUEUE_URL=redis://...]`: lists the publisher's files of the selection from
  * its own index, downloads them a few at a time (resumed, checked, retried) and ingests them into
  * DATA_DIR as make ingest does, deleting each download once staged (src/ingest/fetchRegion.ts);
  * with QUEUE_URL, enqueues the ingest instead, each map task downloading its own file, and prints
@@ -16,12 +16,12 @@ import { IngestError, parsePoints } from '../ingest/netcdf/ingest.js';
 import { fetchRegion } from '../ingest/fetchRegion.js';
 import { usageError } from './ingestArgs.js';
 
-const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [VIA=s3|ncss (NEX-GDDP-CMIP6)] [DRY_RUN=1] [QUEUE_URL=redis://...] [DATA_DIR=data/build]`;
+const USAGE = `Usage: make fetch DATASET=NEX-GDDP-CMIP6|NEX-GDDP|LOCA|LOCA2 BBOX=west,south,east,north|POINTS="lat,lon;lat,lon" [SCENARIOS=historical,ssp245] [MODELS=ACCESS-CM2,MIROC6] [VARIABLES=tasmax,tasmin,pr] [YEARS=1950:2100] [VIA=s3|ncss (NEX-GDDP-CMIP6)] [DRY_RUN=1] [FORCE=1] [QUEUE_URL=redis://...] [DATA_DIR=data/build]`;
 
 let args;
 try {
   ({ values: args } = parseArgs({
-    options: Object.fromEntries(['dataset', 'bbox', 'points', 'scenarios', 'models', 'variables', 'years', 'dry-run', 'via', 'range-cells'].map((k) => [k, { type: 'string' as const }])),
+    options: Object.fromEntries(['dataset', 'bbox', 'points', 'scenarios', 'models', 'variables', 'years', 'dry-run', 'via', 'range-cells', 'force'].map((k) => [k, { type: 'string' as const }])),
   }));
 } catch (err) {
   usageError((err as Error).message, USAGE);
@@ -58,6 +58,7 @@ try {
     ...(years ? { years } : {}),
     ...(rangeCells ? { rangeCells } : {}),
     dryRun: args['dry-run'] === '1',
+    force: args.force === '1',
     archiveUrls: {
       'NEX-GDDP-CMIP6': config.ARCHIVE_URL_NEX_GDDP_CMIP6,
       'NEX-GDDP': config.ARCHIVE_URL_NEX_GDDP,

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { DownloadsAhead, duration, FetchProgress } from './archive/downloadsAhead.js';
 import { HostSlots } from './archive/hostSlots.js';
@@ -12,6 +11,9 @@ import { archiveUrlOf, publisherFor, type ArchiveUrls } from './fetchPublishers.
 import type { Bbox } from './netcdf/cellSelection.js';
 import { ingestNetcdf, IngestError, type IngestSummary } from './netcdf/ingest.js';
 import { enqueueIngest } from './queue/enqueue.js';
+import { readFetchRecord, recordFile, writeFetchRecord, type FetchedFile, type FetchedRegion, type FetchRecord } from './fetchRecord.js';
+import { splitHeld } from './heldByBuild.js';
+import { GRIDS } from '../reference/grids.js';
 
 /** What make fetch asks: a dataset, a region, and optionally fewer models, scenarios, variables and years than the dataset has. */
 export interface FetchOptions {
@@ -37,44 +39,23 @@ export interface FetchOptions {
   statedRateMbps: number;
   retry?: Partial<Omit<RetryPolicy, 'log'>>;
   log?: (line: string) => void;
+  /** FORCE=1: fetch every file of the selection, whatever the build's record says it holds. */
+  force?: boolean;
   /** Enqueue the fetch on the ingest queue instead (its map tasks download their own file); DATA_DIR must be a symlink to a build. */
   queueUrl?: string;
 }
 
-/** Per file, what the build records of where its values came from (DATA_DIR/fetched/<dataset>.json). */
-export interface FetchedFile {
-  url: string;
-  path: string;
-  bytes: number | null;
-  md5: string | null;
-  /** Whether that md5 was checked against the publisher's index. */
-  md5_checked: boolean;
-  version: string;
-  model: string;
-  scenario: string;
-  variable: string;
-  years: [number, number];
-}
-
-export interface FetchRecord {
-  dataset: string;
-  archive: string;
-  updated: string;
-  /** Download rate of the last fetch that downloaded anything (MB/s): the next DRY_RUN's assumption. */
-  measured_mb_per_s: number | null;
-  files: FetchedFile[];
-}
-
 export interface FetchResult {
+  /** The files this fetch downloads (or, with dryRun, would). */
   files: ArchiveFile[];
+  /** Files of the selection the build already holds for the region: not fetched. */
+  held: ArchiveFile[];
   bytes: number;
   ingest?: IngestSummary;
   megabytesPerSecond?: number;
   /** With queueUrl: the job enqueued. */
   job?: string;
 }
-
-export const recordFile = (dataDir: string, dataset: string) => path.join(dataDir, 'fetched', `${dataset}.json`);
 
 /** The selection a fetch's arguments make of the dataset, checked against the service's catalog. */
 export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'models' | 'scenarios' | 'variables' | 'years'>): Selection {
@@ -101,14 +82,6 @@ export function selectionOf(fixture: DatasetFixture, opts: Pick<FetchOptions, 'm
 
 const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
 
-function readRecord(dataDir: string, dataset: string): FetchRecord | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(recordFile(dataDir, dataset), 'utf8')) as FetchRecord;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * make fetch: lists the publisher's files of the selection (its own index: exact member, grid label,
  * newest version), then runs the ingest's map and reduce over them with each file downloaded a few
@@ -128,8 +101,21 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const publisher = publisherFor(fixture, opts.archiveUrls, engine, opts);
   const selection = { ...selectionOf(fixture, opts), bbox: opts.bbox ?? boxOf(undefined, opts.points!) };
   log(`listing ${opts.dataset}: ${selection.runs.length} models, ${selection.variables.join(', ')}, ${selection.years.join('-')}, from ${archiveUrlOf(opts.dataset, opts.archiveUrls)}${opts.via === 'ncss' ? `; subsets of the box from NCSS at ${opts.ncssUrl}` : ''}`);
-  const files = await publisher.list(selection, log);
-  if (files.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
+  const listed = await publisher.list(selection, log);
+  if (listed.length === 0) throw new IngestError(`the ${opts.dataset} archive has no file of the selection: nothing to fetch`);
+  const split = opts.force ? { todo: listed, held: [], replaced: [] } : splitHeld(listed, readFetchRecord(opts.dataDir, opts.dataset), GRIDS[opts.dataset]!, regionOf(opts));
+  const { todo: files, held } = split;
+  if (opts.force) log(`FORCE=1: fetching all ${listed.length} files of the selection again, whatever the build's record says it holds`);
+  for (const r of split.replaced.slice(0, 5)) {
+    const left = r.cellsLeft > 0 ? `; ${r.cellsLeft} cells the build holds of it lie outside this BBOX/POINTS and keep the old values until a fetch asks for them` : '';
+    log(`replacing ${r.file.path}: ${r.why}${left}`);
+  }
+  if (split.replaced.length > 5) log(`... and ${split.replaced.length - 5} more files replaced at the publisher`);
+  if (files.length === 0) {
+    log(`nothing to fetch: the build in ${opts.dataDir} already holds all ${listed.length} files of the selection for these cells (the same path, version, size and md5 as the publisher lists now); FORCE=1 fetches them again`);
+    return { files, held, bytes: 0 };
+  }
+  if (held.length > 0) log(`the build already holds ${held.length} of the ${listed.length} files of the selection for these cells: fetching the other ${files.length} (FORCE=1 fetches all)`);
   // An NCSS subset has no listed size: its estimate (box cells x days x 4 bytes) stands in.
   const sizeOf = (f: ArchiveFile) => f.bytes ?? f.estimatedBytes ?? 0;
   const bytes = files.reduce((n, f) => n + sizeOf(f), 0);
@@ -137,7 +123,7 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const estimated = files.some((f) => f.bytes === undefined && f.estimatedBytes !== undefined);
 
   if (opts.dryRun) {
-    const measured = readRecord(opts.dataDir, opts.dataset)?.measured_mb_per_s ?? null;
+    const measured = readFetchRecord(opts.dataDir, opts.dataset)?.measured_mb_per_s ?? null;
     const rate = measured ?? opts.statedRateMbps;
     const byRun = new Map<string, ArchiveFile[]>();
     for (const f of files) byRun.set(`${f.model} ${f.scenario} ${f.member}`, [...(byRun.get(`${f.model} ${f.scenario} ${f.member}`) ?? []), f]);
@@ -161,7 +147,7 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
         `${opts.concurrency} downloads at a time, then the reduce (writing the partitions). Nothing was downloaded (DRY_RUN=1).`,
     );
     for (const l of lines) log(l);
-    return { files, bytes };
+    return { files, held, bytes };
   }
 
   // The ingest's view of the files: named by URL, as the publisher sizes them.
@@ -195,7 +181,7 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
     });
     log(`enqueued ${r.files} map tasks (each downloads, checks and stages its file) for ${r.cells} target cells in ${r.ranges} ranges; the job's folder is ${r.folder}, its build will be ${r.next}`);
     log(`work it with: make ingest-worker QUEUE_URL=${opts.queueUrl} (as many as you like, on machines that see DATA_DIR and DOWNLOAD_DIR); follow it with: make ingest-status QUEUE_URL=${opts.queueUrl} JOB=${r.job}`);
-    return { files, bytes, job: r.job };
+    return { files, held, bytes, job: r.job };
   }
 
   const byUrl = new Map(files.map((f) => [f.url, f]));
@@ -232,57 +218,21 @@ export async function fetchRegion(opts: FetchOptions): Promise<FetchResult> {
   const rate = progress.megabytesPerSecond;
   log(progress.line());
   if (earlier.size > 0) log(`${earlier.size} files were staged by an earlier, interrupted run: not downloaded again`);
-  return { files, bytes, ingest, megabytesPerSecond: rate };
+  return { files, held, bytes, ingest, megabytesPerSecond: rate };
 }
 
 const archiveOf = (opts: Pick<FetchOptions, 'dataset' | 'via' | 'ncssUrl' | 'archiveUrls'>) =>
   opts.via === 'ncss' ? `${opts.ncssUrl} (files listed by ${archiveUrlOf(opts.dataset, opts.archiveUrls)})` : archiveUrlOf(opts.dataset, opts.archiveUrls);
 
 function writeRecord(opts: FetchOptions, files: ArchiveFile[], done: Map<string, { bytes: number; md5: string; checked: boolean }>, rate: number | undefined) {
-  writeFetchRecord(opts.dataDir, opts.dataset, archiveOf(opts), files, done, rate);
+  writeFetchRecord(opts.dataDir, opts.dataset, archiveOf(opts), files, done, rate, regionOf(opts), opts.via === 'ncss');
 }
 
-/**
- * DATA_DIR/fetched/<dataset>.json: per file its URL, bytes, md5 and version, merged with what
- * earlier fetches recorded; written beside and renamed (a queued fetch writes it into the job's new
- * build before publishing it, so it replaces the served build's link only).
- */
-export function writeFetchRecord(
-  dataDir: string,
-  dataset: string,
-  archive: string,
-  files: ArchiveFile[],
-  done: Map<string, { bytes: number; md5: string; checked: boolean }>,
-  rate: number | undefined,
-) {
-  const had = readRecord(dataDir, dataset);
-  const byPath = new Map((had?.files ?? []).map((f) => [f.path, f]));
-  for (const f of files) {
-    const d = done.get(f.url);
-    byPath.set(f.path, {
-      url: f.url,
-      path: f.path,
-      bytes: d?.bytes ?? f.bytes ?? null,
-      md5: d?.md5 ?? f.md5 ?? null,
-      md5_checked: d ? d.checked : f.md5 !== undefined,
-      version: f.version,
-      model: f.model,
-      scenario: f.scenario,
-      variable: f.variable,
-      years: f.years,
-    });
-  }
-  const record: FetchRecord = {
-    dataset,
-    archive,
-    updated: new Date().toISOString(),
-    measured_mb_per_s: rate ?? had?.measured_mb_per_s ?? null,
-    files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-  };
-  const file = recordFile(dataDir, dataset);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(record, null, 2) + '\n');
-  fs.renameSync(`${file}.tmp-${process.pid}`, file);
-}
+/** What the fetch asks of each file, as the record keeps it: the box, the points, and the cities when files come whole. */
+export const regionOf = (opts: Pick<FetchOptions, 'bbox' | 'points' | 'via'>): FetchedRegion => ({
+  ...(opts.bbox ? { bbox: opts.bbox } : {}),
+  ...((opts.points ?? []).length > 0 ? { points: opts.points } : {}),
+  cities: opts.via !== 'ncss',
+});
 
-export { FetchError };
+export { FetchError, recordFile, type FetchRecord, type FetchedFile };

@@ -19,12 +19,18 @@ export const FILES_BOX: Bbox = [-64.5, 44.0, -62.5, 45.5];
 export const BOX: Bbox = [-63.9, 44.3, -63.15, 44.95];
 export const MODELS = ['ACCESS-CM2', 'CanESM5', 'UKESM1-0-LL'];
 
+const planned = () => planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'pr'], bbox: FILES_BOX });
+
 export async function writeFetchArchive(root: string, reRelease: boolean): Promise<void> {
-  const planned = planArchive({ dataset: 'NEX-GDDP-CMIP6', models: MODELS, scenarios: ['ssp245'], years: [2052, 2052], variables: ['tasmax', 'pr'], bbox: FILES_BOX });
-  await writeArchive(root, planned);
-  if (!reRelease) return;
-  const access = planned.find((f) => f.spec.model === 'ACCESS-CM2' && f.spec.variable === 'tasmax')!;
-  await writeFixture(path.join(root, path.dirname(access.path)), { ...access.spec, version: '1.1', shift: 8 });
+  await writeArchive(root, planned());
+  if (reRelease) await writeReRelease(root, 'ACCESS-CM2', 'tasmax', '1.1', 8);
+}
+
+/** A re-release of a model's file of the archive beside the original, `shift` added to its values; returns its key. */
+export async function writeReRelease(root: string, model: string, variable: string, version: string, shift: number): Promise<string> {
+  const original = planned().find((f) => f.spec.model === model && f.spec.variable === variable)!;
+  const file = await writeFixture(path.join(root, path.dirname(original.path)), { ...original.spec, version, shift });
+  return path.relative(root, file).split(path.sep).join('/');
 }
 
 const ssp245 = (dir: string) => path.join(dir, 'climate', 'NEX-GDDP-CMIP6', 'ssp245');

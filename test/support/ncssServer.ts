@@ -27,6 +27,8 @@ export interface NcssRequest {
   status: number;
   /** The answer's first line, for errors. */
   message?: string;
+  /** A subset's latitudes and longitudes (rows, columns). */
+  cells?: [number, number];
 }
 
 export interface NcssServer {
@@ -37,6 +39,11 @@ export interface NcssServer {
   maxBytes: number;
   /** Datasets (paths below the base) answered 404 though the files are there. */
   missing: Set<string>;
+  /**
+   * Whether a cell whose edge lies on (or whose extent crosses) a side of the box is in the subset,
+   * not only the cells whose centre lies in it: NCSS's reference leaves it open which a server does.
+   */
+  edgeCells: boolean;
   close(): Promise<void>;
 }
 
@@ -71,7 +78,7 @@ const nc3Attrs = (attrs: Record<string, AttrValue>, fillAsFloat: boolean): Recor
   );
 
 /** The subset's bytes, or a refusal. */
-async function subset(file: string, q: URLSearchParams, maxBytes: number): Promise<{ body: Buffer; type: string }> {
+async function subset(file: string, q: URLSearchParams, maxBytes: number, edgeCells: boolean): Promise<{ body: Buffer; type: string; cells: [number, number] }> {
   const param = (k: string) => q.get(k) ?? undefined;
   const variable = param('var');
   if (!variable) throw new Refused(400, 'Invalid Request: must have a var parameter');
@@ -100,7 +107,10 @@ async function subset(file: string, q: URLSearchParams, maxBytes: number): Promi
     if (from > to) throw new Refused(400, `Invalid Request: time_start ${param('time_start')} is after time_end ${param('time_end')}`);
     const ts = [...days.keys()].filter((k) => days[k]! >= from && days[k]! <= to);
     const bounded = edges[0] !== undefined;
-    const is = [...lats.keys()].filter((i) => !bounded || (lats[i]! >= south && lats[i]! <= north)).filter((_, n) => n % stride === 0);
+    // Half a cell, when cells touching a side count: a centre that far outside the box still has its edge on the side.
+    const reach = (x: Float64Array) => (edgeCells && x.length > 1 ? Math.abs(x[1]! - x[0]!) / 2 + 1e-9 : 0);
+    const [hLat, hLon] = [reach(lats), reach(lons)];
+    const is = [...lats.keys()].filter((i) => !bounded || (lats[i]! >= south - hLat && lats[i]! <= north + hLat)).filter((_, n) => n % stride === 0);
     const w = ((west % 360) + 360) % 360;
     const e = ((east % 360) + 360) % 360;
     const l360 = (j: number) => ((lons[j]! % 360) + 360) % 360;
@@ -108,8 +118,8 @@ async function subset(file: string, q: URLSearchParams, maxBytes: number): Promi
     const js = !bounded
       ? [...lons.keys()]
       : w <= e
-        ? [...lons.keys()].filter((j) => l360(j) >= w && l360(j) <= e).sort((a, b) => l360(a) - l360(b))
-        : [...[...lons.keys()].filter((j) => l360(j) >= w).sort((a, b) => l360(a) - l360(b)), ...[...lons.keys()].filter((j) => l360(j) <= e).sort((a, b) => l360(a) - l360(b))];
+        ? [...lons.keys()].filter((j) => l360(j) >= w - hLon && l360(j) <= e + hLon).sort((a, b) => l360(a) - l360(b))
+        : [...[...lons.keys()].filter((j) => l360(j) >= w - hLon).sort((a, b) => l360(a) - l360(b)), ...[...lons.keys()].filter((j) => l360(j) <= e + hLon).sort((a, b) => l360(a) - l360(b))];
     const jsStrided = js.filter((_, n) => n % stride === 0);
     if (ts.length === 0) throw new Refused(400, `Invalid Request: no time of the dataset lies in ${param('time_start')}..${param('time_end')}`);
     if (is.length === 0 || jsStrided.length === 0) throw new Refused(400, `Invalid Request: the bounding box does not intersect the grid (lat ${lats[0]}..${lats.at(-1)}, lon ${lons[0]}..${lons.at(-1)})`);
@@ -135,7 +145,7 @@ async function subset(file: string, q: URLSearchParams, maxBytes: number): Promi
           { name: variable, dims: ['time', 'lat', 'lon'], type: 'float', attrs: nc3Attrs(attrsOf(variable), true), data },
         ],
       });
-      return { body, type: 'application/x-netcdf' };
+      return { body, type: 'application/x-netcdf', cells: [ni, nj] };
     }
     const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ncss-')), 'subset.nc4');
     const out = Netcdf4Writer.create(tmp);
@@ -151,16 +161,16 @@ async function subset(file: string, q: URLSearchParams, maxBytes: number): Promi
     out.close();
     const body = fs.readFileSync(tmp);
     fs.rmSync(path.dirname(tmp), { recursive: true, force: true });
-    return { body, type: 'application/x-netcdf4' };
+    return { body, type: 'application/x-netcdf4', cells: [ni, nj] };
   } finally {
     f.close();
   }
 }
 
-export async function startNcssServer(root: string, opts: { maxBytes?: number } = {}): Promise<NcssServer> {
+export async function startNcssServer(root: string, opts: { maxBytes?: number; edgeCells?: boolean } = {}): Promise<NcssServer> {
   const requests: NcssRequest[] = [];
   const missing = new Set<string>();
-  const state = { maxBytes: opts.maxBytes ?? Number.MAX_SAFE_INTEGER };
+  const state = { maxBytes: opts.maxBytes ?? Number.MAX_SAFE_INTEGER, edgeCells: opts.edgeCells ?? false };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     const rest = decodeURIComponent(url.pathname.slice(NCSS_PATH.length + 1));
@@ -176,8 +186,11 @@ export async function startNcssServer(root: string, opts: { maxBytes?: number } 
       answer(404, `FileNotFound: Not a dataset: ${url.pathname}`);
       return;
     }
-    subset(file, url.searchParams, state.maxBytes).then(
-      ({ body, type }) => answer(200, body, type),
+    subset(file, url.searchParams, state.maxBytes, state.edgeCells).then(
+      ({ body, type, cells }) => {
+        entry.cells = cells;
+        answer(200, body, type);
+      },
       (err: unknown) => (err instanceof Refused ? answer(err.status, err.message) : answer(500, `Server error: ${err instanceof Error ? err.message : String(err)}`)),
     );
   });
@@ -191,6 +204,12 @@ export async function startNcssServer(root: string, opts: { maxBytes?: number } 
     },
     set maxBytes(n: number) {
       state.maxBytes = n;
+    },
+    get edgeCells() {
+      return state.edgeCells;
+    },
+    set edgeCells(on: boolean) {
+      state.edgeCells = on;
     },
     missing,
     close: () =>

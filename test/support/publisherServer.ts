@@ -46,6 +46,8 @@ export interface PublisherServer {
   /** Most object GETs under way at once. */
   maxInFlight: number;
   fault(key: string, ...faults: Fault[]): void;
+  /** Resolves once a stall fault of `key` has handed its bytes to the connection (at once if one has). */
+  stalled(key: string): Promise<void>;
   /** Listed, but every GET answers 404. */
   missing: Set<string>;
   close(): Promise<void>;
@@ -72,6 +74,8 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
   const listings: string[] = [];
   const heads: string[] = [];
   const stalled: http.ServerResponse[] = [];
+  const stalledKeys = new Set<string>();
+  const onStall = new Map<string, (() => void)[]>();
   let inFlight = 0;
   const state = { maxInFlight: 0 };
 
@@ -188,7 +192,12 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
     if (fault?.kind === 'cut' || fault?.kind === 'stall') {
       res.write(bytes.subarray(0, fault.after), () => {
         if (fault.kind === 'cut') res.destroy();
-        else stalled.push(res);
+        else {
+          stalled.push(res);
+          stalledKeys.add(key);
+          for (const f of onStall.get(key) ?? []) f();
+          onStall.delete(key);
+        }
       });
       return;
     }
@@ -205,6 +214,7 @@ export async function startPublisherServer(root: string, opts: { pageKeys?: numb
       return state.maxInFlight;
     },
     fault: (key, ...fs_) => faults.set(key, [...(faults.get(key) ?? []), ...fs_]),
+    stalled: (key) => (stalledKeys.has(key) ? Promise.resolve() : new Promise<void>((resolve) => onStall.set(key, [...(onStall.get(key) ?? []), resolve]))),
     missing,
     close: () =>
       new Promise<void>((resolve) => {

@@ -48,36 +48,45 @@ export async function download(url: string, dest: string, expect: { bytes?: numb
   }
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   const part = `${dest}.part`;
+  const of: PartOf = { url, ...(expect.bytes !== undefined ? { bytes: expect.bytes } : {}), ...(expect.md5 !== undefined ? { md5: expect.md5.toLowerCase() } : {}) };
   let resumedFrom = -1;
   return withRetries(`GET ${url}`, engine.policy, async () => {
     let have = sizeOf(part);
+    const known = have > 0 ? readPartOf(part) : undefined;
+    if (have > 0 && !(known && known.url === of.url && known.bytes === of.bytes && known.md5 === of.md5)) {
+      // Left by another version of the file, another box, or a fetch that did not say what it was downloading: its bytes cannot be vouched for.
+      engine.policy.log(`GET ${url}: the ${have.toLocaleString('en-US')} bytes in ${part} are not known to be of this file as the publisher lists it now (${known ? 'a part of another URL, size or md5' : 'no record of what it is a part of'}): downloading it from its first byte`);
+      dropPart(part);
+      have = 0;
+    }
     if (expect.bytes !== undefined && have > expect.bytes) {
-      fs.rmSync(part, { force: true });
+      dropPart(part);
       have = 0;
     }
     if (resumedFrom < 0) resumedFrom = have;
-    const total = expect.bytes === undefined || have < expect.bytes ? await receive(url, part, have, engine) : expect.bytes;
+    const total = expect.bytes === undefined || have < expect.bytes ? await receive(url, part, have, of, known?.validator, engine) : expect.bytes;
     // An error page is short and whole: it is told by its first bytes, before any size is compared.
     const wrong = notNetcdf(part);
     if (wrong) {
-      fs.rmSync(part, { force: true });
+      dropPart(part);
       throw new RetryableError(`it answered with ${wrong}, not a NetCDF file`);
     }
     const got = sizeOf(part);
     if (expect.bytes !== undefined && total !== undefined && total !== expect.bytes) {
-      fs.rmSync(part, { force: true });
+      dropPart(part);
       throw new RetryableError(`it holds ${total.toLocaleString('en-US')} bytes, but the publisher's listing says ${expect.bytes.toLocaleString('en-US')} (replaced since it was listed?)`);
     }
     if (expect.bytes !== undefined && got !== expect.bytes) {
-      if (got > expect.bytes) fs.rmSync(part, { force: true });
+      if (got > expect.bytes) dropPart(part);
       throw new RetryableError(`the body held ${got.toLocaleString('en-US')} bytes of the ${expect.bytes.toLocaleString('en-US')} the publisher lists`);
     }
     const md5 = await md5Of(part);
     if (expect.md5 !== undefined && md5 !== expect.md5.toLowerCase()) {
-      fs.rmSync(part, { force: true });
+      dropPart(part);
       throw new RetryableError(`the download's md5 ${md5} is not the publisher's ${expect.md5}`);
     }
     fs.renameSync(part, dest);
+    fs.rmSync(sidecarOf(part), { force: true });
     return { file: dest, bytes: got, md5, resumedFrom, checked: expect.md5 !== undefined };
   });
 }
@@ -87,7 +96,7 @@ export async function download(url: string, dest: string, expect: { bytes?: numb
  * Returns the file's whole size as the server states it (Content-Range, or Content-Length of a 200),
  * when it does.
  */
-async function receive(url: string, part: string, have: number, engine: DownloadEngine): Promise<number | undefined> {
+async function receive(url: string, part: string, have: number, of: PartOf, validator: string | undefined, engine: DownloadEngine): Promise<number | undefined> {
   return engine.slots.run(url, async () => {
     if (engine.signal?.aborted) throw new StoppedError(`GET ${url}: stopped`);
     const abort = new AbortController();
@@ -100,7 +109,9 @@ async function receive(url: string, part: string, have: number, engine: Download
       idle = setTimeout(() => abort.abort(), idleMs);
     };
     try {
-      const res = await fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: abort.signal });
+      // If-Range: a file changed at the publisher since the part began answers whole (200), never its new tail.
+      const headers: Record<string, string> = have > 0 ? { Range: `bytes=${have}-`, ...(validator ? { 'If-Range': validator } : {}) } : {};
+      const res = await fetch(url, { headers, signal: abort.signal });
       if (res.status >= 300 && res.status !== 416) {
         const text = await res.text().catch(() => '');
         checkStatus(res, url, res.headers.get('content-type')?.includes('html') ? '' : text);
@@ -117,15 +128,22 @@ async function receive(url: string, part: string, have: number, engine: Download
         const start = /^bytes (\d+)-/.exec(res.headers.get('content-range') ?? '');
         if (!start || Number(start[1]) !== have) {
           await res.body?.cancel();
-          fs.rmSync(part, { force: true });
+          dropPart(part);
           throw new RetryableError(`it answered a range from byte ${start?.[1] ?? '?'} to a request from byte ${have}`);
         }
       } else {
         at = 0;
       }
+      if (at === 0) {
+        // Said before the first byte lands, so that whatever a kill leaves is known to be a part of this file.
+        const etag = res.headers.get('etag');
+        const v = etag && !etag.startsWith('W/') ? etag : (res.headers.get('last-modified') ?? undefined);
+        writePartOf(part, { ...of, ...(v ? { validator: v } : {}) });
+      }
       const fd = fs.openSync(part, at === 0 ? 'w' : 'r+');
       try {
         if (!res.body) return undefined;
+        // Each chunk goes to the kernel as it arrives (no buffer of our own): a SIGKILL leaves on disk every byte received.
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
           touch();
           let done = 0;
@@ -153,6 +171,42 @@ async function receive(url: string, part: string, have: number, engine: Download
       engine.signal?.removeEventListener('abort', stop);
     }
   });
+}
+
+/** What a .part is a part of, in `<file>.part.json` beside it: a part is resumed for the same URL, size and md5 only. */
+interface PartOf {
+  url: string;
+  bytes?: number;
+  md5?: string;
+  /** The answer's ETag (or Last-Modified) when the part began: sent as If-Range on a resume. */
+  validator?: string;
+}
+
+const sidecarOf = (part: string) => `${part}.json`;
+
+function readPartOf(part: string): PartOf | undefined {
+  try {
+    const j = JSON.parse(fs.readFileSync(sidecarOf(part), 'utf8')) as Partial<PartOf>;
+    if (typeof j.url !== 'string') return undefined;
+    return {
+      url: j.url,
+      ...(typeof j.bytes === 'number' ? { bytes: j.bytes } : {}),
+      ...(typeof j.md5 === 'string' ? { md5: j.md5 } : {}),
+      ...(typeof j.validator === 'string' ? { validator: j.validator } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function writePartOf(part: string, of: PartOf) {
+  fs.writeFileSync(`${sidecarOf(part)}.tmp`, JSON.stringify(of));
+  fs.renameSync(`${sidecarOf(part)}.tmp`, sidecarOf(part));
+}
+
+function dropPart(part: string) {
+  fs.rmSync(part, { force: true });
+  fs.rmSync(sidecarOf(part), { force: true });
 }
 
 function sizeOf(file: string): number {

@@ -53,8 +53,9 @@ export function boxOf(bbox: Bbox | undefined, points: { lat: number; lon: number
 }
 
 /**
- * The two halves of a box, cut along a cell edge (no grid point lies on it, so none is in both):
- * north-south while it has two rows or more, then west-east.
+ * The two halves of a box, cut along a cell edge: north-south while it has two rows or more, then
+ * west-east. No cell centre lies on the cut, but a server that takes in the cells whose edge lies
+ * on a box's side answers the two rows beside it in both halves: the stitch keeps each once.
  */
 export function splitBox(b: NcssBox): [NcssBox, NcssBox] | undefined {
   if (b.rows >= 2) {

@@ -23,7 +23,8 @@ interface Part {
 /**
  * Writes one NetCDF-3 file of `variable` over the union of two NCSS subsets of the same file, the
  * two halves of a box cut along `axis` (a = the south or west half): the same days, coordinates
- * and attributes as one answer for the whole box would have had. Held in memory: a box's subset of
+ * and attributes as one answer for the whole box would have had, each cell once whether or not the
+ * server put the cells on the cut in both halves. Held in memory: a box's subset of
  * one year is what NCSS's size limit allows, twice.
  */
 export async function stitchSubsets(a: string, b: string, axis: 'lat' | 'lon', variable: string, dest: string): Promise<void> {
@@ -47,16 +48,27 @@ export async function stitchSubsets(a: string, b: string, axis: 'lat' | 'lon', v
     const ascending = (x: Float64Array) => (x.length > 1 ? x[1]! > x[0]! : undefined);
     const southFirst = ascending(pa.lat) ?? ascending(pb.lat) ?? true;
     const [first, second] = axis === 'lon' || southFirst ? [pa, pb] : [pb, pa];
-    const lat = axis === 'lat' ? Float64Array.from([...first.lat, ...second.lat]) : pa.lat;
-    const lon = axis === 'lon' ? Float64Array.from([...first.lon, ...second.lon]) : pa.lon;
+    // Along the cut, the rows (or columns) of both halves in order, those the second repeats left
+    // out: a server that includes the cells whose edge lies on the cut (TDS may) answers the cut's
+    // two rows in both halves. The other axis is the same in both.
+    const along = (p: Part) => (axis === 'lat' ? p.lat : p.lon);
+    const seen = new Set(Array.from(along(first), String));
+    const fromSecond = Array.from(along(second).keys()).filter((k) => !seen.has(String(along(second)[k])));
+    const cut = Float64Array.from([...along(first), ...fromSecond.map((k) => along(second)[k]!)]);
+    const across = axis === 'lat' ? pa.lon : pa.lat;
+    if (Array.from(axis === 'lat' ? pb.lon : pb.lat).join() !== Array.from(across).join()) {
+      throw new FetchError(`the two halves of an NCSS subset (${a}, ${b}) hold different ${axis === 'lat' ? 'longitudes' : 'latitudes'}: NCSS changed between the requests; run the fetch again`);
+    }
+    const source = [...Array.from(along(first).keys(), (k) => [first, k] as const), ...fromSecond.map((k) => [second, k] as const)];
+    const lat = axis === 'lat' ? cut : across;
+    const lon = axis === 'lon' ? cut : across;
     const [nt, ni, nj] = [times.length, lat.length, lon.length];
     const data = new Float32Array(nt * ni * nj);
     for (let t = 0; t < nt; t++) {
       for (let i = 0; i < ni; i++) {
         for (let j = 0; j < nj; j++) {
-          const inFirst = axis === 'lat' ? i < first.lat.length : j < first.lon.length;
-          const p = inFirst ? first : second;
-          const [pi, pj] = axis === 'lat' ? [inFirst ? i : i - first.lat.length, j] : [i, inFirst ? j : j - first.lon.length];
+          const [p, k] = source[axis === 'lat' ? i : j]!;
+          const [pi, pj] = axis === 'lat' ? [k, j] : [i, k];
           data[(t * ni + i) * nj + j] = p.values[(t * p.lat.length + pi) * p.lon.length + pj]!;
         }
       }

@@ -12,7 +12,8 @@ import { JobFolder, type JobPlan } from './jobFolder.js';
 import { removeOldBuilds } from './oldBuilds.js';
 import { StageThread } from './stageThread.js';
 import { fetchForMap, removeJobDownloads } from './fetchTask.js';
-import { writeFetchRecord } from '../fetchRegion.js';
+import { writeFetchRecord } from '../fetchRecord.js';
+import { regionOf } from '../fetchRegion.js';
 import {
   mapData, publishData, reduceData, reduceTaskId, TASK_OPTIONS,
   type MapResult, type PublishResult, type ReduceData, type ReduceResult,
@@ -244,5 +245,6 @@ async function openReducer(plan: JobPlan): Promise<Reducer> {
 /** The fetch record of a queued fetch's files, as their map tasks downloaded them, written into the job's new build. */
 function writeQueuedRecord(plan: JobPlan, maps: MapResult[]) {
   const done = new Map(maps.flatMap((m) => (m.fetched ? [[m.fetched.url, m.fetched] as const] : [])));
-  writeFetchRecord(plan.next, plan.dataset, plan.fetch!.archive, plan.fetch!.files, done, undefined);
+  const f = plan.fetch!;
+  writeFetchRecord(plan.next, plan.dataset, f.archive, f.files, done, undefined, regionOf(f), f.via === 'ncss');
 }
