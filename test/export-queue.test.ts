@@ -44,10 +44,10 @@ afterEach(async () => {
 });
 
 /** A worker process; `log` is what it wrote to stderr so far. */
-function startWorker(exportDir = dir): { child: ChildProcess; exited: Promise<void>; log: () => string } {
+function startWorker(exportDir = dir, env: Record<string, string> = {}): { child: ChildProcess; exited: Promise<void>; log: () => string } {
   const child = spawn(process.execPath, [compiled('src/cli/exportWorker.ts')], {
     cwd: ROOT,
-    env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: inject('dataDir'), EXPORT_DIR: exportDir, EXPORT_LOCK_MS: LOCK_MS },
+    env: { ...process.env, QUEUE_URL: redis.url, DATA_DIR: inject('dataDir'), EXPORT_DIR: exportDir, EXPORT_LOCK_MS: LOCK_MS, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -175,6 +175,34 @@ describe('exports on the queue', () => {
     expect(fs.readdirSync(folder).filter((f) => !f.startsWith('.'))).toEqual([]);
     third.child.kill('SIGTERM');
     await third.exited;
+  }, 120_000);
+
+  it('an export of EXPORT_MAX_VALUES values runs to the end on a worker whose runner has a 64 MB heap', async () => {
+    const shared = tempExportDir();
+    const body = { ...BODY, scenarios: ['ssp585'] };
+    const tiny = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', QUEUE_URL: redis.url, EXPORT_DIR: shared, EXPORT_MAX_VALUES: '1' });
+    const refused = await request(tiny.app).post('/api/export/').set({ Authorization: `Token ${tiny.token}` }).send(body).expect(400);
+    const values = Number(/holds up to ([\d,]+) values/.exec(refused.body.detail as string)![1]!.replaceAll(',', ''));
+    const limited = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', QUEUE_URL: redis.url, EXPORT_DIR: shared, EXPORT_MAX_VALUES: String(values) });
+    const lauth = { Authorization: `Token ${limited.token}` };
+    const { id } = (await request(limited.app).post('/api/export/').set(lauth).send(body).expect(202)).body as { id: string };
+    const worker = startWorker(shared, { EXPORT_RUNNER_HEAP_MB: '64' });
+    await until('the export to end', () => !['queued', 'running'].includes(record(id, shared).status), 90_000);
+    const done = record(id, shared);
+    expect(done.status, done.error ?? '').toBe('done');
+    expect(done.plan.values).toBe(values);
+    const file = path.join(shared, 'files', id, done.files[0]!.name);
+    expect(createHash('sha256').update(fs.readFileSync(file)).digest('hex')).toBe(done.files[0]!.sha256);
+    const h5 = new h5wasm.File(file, 'r');
+    try {
+      const tasmax = h5.get('tasmax') as InstanceType<typeof h5wasm.Dataset>;
+      expect(tasmax.shape![0]).toBe((h5.get('model') as InstanceType<typeof h5wasm.Dataset>).shape![0]);
+      expect(tasmax.metadata.chunks).toEqual([1, tasmax.shape![1], 1, 1]);
+    } finally {
+      h5.close();
+    }
+    worker.child.kill('SIGTERM');
+    await worker.exited;
   }, 120_000);
 
   it('DELETE of an export a worker runs: the worker stops at its next chunk, its files go, the record stays cancelled and the place is free', async () => {

@@ -37,8 +37,15 @@ process.on('message', (message: ChildRequest) => {
       const outcome = await runExport({ catalog: await catalogOf(message.dataDir), queries: engine.queries, store, maxBytes: options.maxBytes }, message.id);
       reply({ id: message.id, outcome });
     } catch (err) {
-      // runExport records its own failures; what reaches here failed before it could (the build unreadable).
-      reply({ id: message.id, outcome: 'failed', error: err instanceof Error ? err.message : String(err) });
+      // runExport records its own failures; what reaches here failed before it could (the build
+      // unreadable, EXPORT_DIR gone): the job says so, rather than staying `running`.
+      const error = err instanceof Error ? err.message : String(err);
+      try {
+        store.update(message.id, () => ({ status: 'failed', files: [], error: `The export could not run: ${error}` }));
+        store.clearFiles(message.id);
+      } finally {
+        reply({ id: message.id, outcome: 'failed', error });
+      }
     }
   });
 });
