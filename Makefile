@@ -35,7 +35,7 @@ help:
 	@echo "make ingest-worker QUEUE_URL=redis://... [EXIT_WHEN_IDLE=1] - work queued ingest tasks (any number, on any machines seeing SRC and DATA_DIR)"
 	@echo "make ingest-status QUEUE_URL=redis://... JOB=<id> [WAIT=1] - a queued ingest's progress; exits 0 once it is published"
 	@echo "make export-worker QUEUE_URL=redis://... - run the export jobs servers with QUEUE_URL put on the queue (EXPORT_DIR and DATA_DIR shared)"
-	@echo "make bench-export - the export rate: a 1-degree box, 5 models, one scenario, 30 years of tasmax (docs/benchmarks.md)"
+	@echo "make bench-export - exports of New York City's century (43.8 M values) per format: values/s, CPU, peak RSS, file sizes; BENCH_BASELINE=<checkout> beside it, BENCH_EXPORT_QUEUE=1 with 1 and 2 workers (docs/benchmarks.md)"
 	@echo "make bench-queue - the queued ingest with 1 and 2 workers on full-size scale-model files (BENCH_QUEUE_RUNS=3)"
 	@echo "make archive-model DATASET=NEX-GDDP-CMIP6|LOCA2 MODELS=... SCENARIOS=... YEARS=2050-2051 [BBOX=...] - write files shaped as the publishers' into ARCHIVE_DIR"
 
@@ -114,8 +114,8 @@ ingest-worker: $(DIST)
 export-worker: $(DIST)
 	@DATA_DIR="$(DATA_DIR)" QUEUE_URL="$(QUEUE_URL)" node dist/cli/exportWorker.js
 
-# The export rate of a 1-degree box, 5 models, 30 years of tasmax (bench/export.ts; docs/benchmarks.md).
-bench-export: $(STAMP)
+# Exports of New York City's century per format, on the compiled server as make run starts it (bench/export.ts; docs/benchmarks.md).
+bench-export: setup $(DIST)
 	$(TSX) bench/export.ts
 
 ingest-status: $(DIST)
