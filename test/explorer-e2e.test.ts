@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildExplorer } from '../scripts/build-explorer.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { dotToward, type Arrow } from '../web/explorer/mapKeyboard.js';
@@ -39,9 +38,8 @@ let assetsDir: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  // The page built from web/explorer/ as scripts/build-dist.ts builds it, into a folder of this test's.
-  assetsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-e2e-')), 'assets');
-  await buildExplorer(assetsDir);
+  // The page built from web/explorer/ as scripts/build-dist.ts builds it (by the global setup).
+  assetsDir = inject('explorerAssets');
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
   server = createApp({ ...t, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -89,8 +89,11 @@ export default async function setup(project: TestProject) {
     freshBuild(outDir, { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs),
     freshBuild(warmingDir, WARMING_BUILD, inputs),
   ]);
-  // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own).
-  await buildExplorer(path.join(ROOT, '.tmp', 'explorer-assets'));
+  // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own); the
+  // browser tests serve it as it is, read-only, rather than bundle it again each.
+  const explorerAssets = path.join(ROOT, '.tmp', 'explorer-assets');
+  await buildExplorer(explorerAssets);
+  project.provide('explorerAssets', explorerAssets);
   project.provide('dataDir', outDir);
   project.provide('warmingDataDir', warmingDir);
   // Every temporary folder of the run (accounts files, exports, copies of builds, servers' data)
@@ -108,5 +111,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dataDir: string;
     warmingDataDir: string;
+    explorerAssets: string;
   }
 }
