@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../src/config.js';
 import { buildDataset } from '../../src/ingest/build.js';
 import { inputsHash } from '../global-setup.js';
+import { freshFixture } from './freshFixture.js';
 
 /**
  * A small build with 30 years per scenario, for the return levels (fitted over at least 20 years;
@@ -34,13 +34,7 @@ export const LONG_BUILD = {
  * changed, as the suite's build is (test/global-setup.ts); one test file uses it.
  */
 export async function longDataset(): Promise<string> {
-  const outDir = path.join(ROOT, '.tmp', 'long-test-data');
-  const stamp = path.join(outDir, 'long-build.json');
-  const wanted = JSON.stringify({ options: LONG_BUILD, inputs: inputsHash() });
-  const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
-  if (!fresh) {
+  return freshFixture(path.join(ROOT, '.tmp', 'long-test-data'), { options: LONG_BUILD, inputs: inputsHash() }, async (outDir) => {
     await buildDataset({ outDir, ...LONG_BUILD, log: () => {} });
-    fs.writeFileSync(stamp, wanted);
-  }
-  return outDir;
+  });
 }
