@@ -9,12 +9,13 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model fetch ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
+.PHONY: help setup build run reload test test-fast data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model fetch ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
 	@echo "make reload - make the server started by make run serve the build DATA_DIR names now (SIGHUP)"
 	@echo "make test   - type-check and run the test suite"
+	@echo "make test-fast [FILES=test/areas] - the suite without the browser and multi-process files, no type-check (docs/development.md)"
 	@echo "make setup  - npm ci and build the default data if missing (idempotent)"
 	@echo "make build  - compile src/ into dist/ (make run does it when needed)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
@@ -75,6 +76,11 @@ typecheck: $(STAMP)
 
 test: typecheck
 	node_modules/.bin/vitest run
+
+# The edit-test loop: no type-check, and without the files that drive Chromium or start processes,
+# Redis or PostgreSQL (vitest.config.ts, BROWSER_AND_PROCESS_FILES). FILES narrows it further.
+test-fast: $(STAMP)
+	TEST_FAST=1 node_modules/.bin/vitest run $(FILES)
 
 data: $(STAMP)
 	DATA_DIR="$(DATA_DIR)" $(TSX) scripts/build-data.ts

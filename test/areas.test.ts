@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDataset } from '../src/ingest/build.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cachedBuild } from './support/cachedBuild.js';
 import { GRIDS } from '../src/reference/grids.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -326,11 +323,9 @@ describe('relative_to over an area', () => {
   const ownGet = (url: string) => request(own.app).get(url).set('Authorization', `Token ${own.token}`);
 
   beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'areas-baseline-'));
-    await buildDataset({ outDir: tmp, climateCities: 1, areaCities: 1, seed: 5, models: { 'NEX-GDDP': BASE_MODELS, LOCA: [] }, years: { historical: [1971, 1980], RCP45: [2050, 2050], RCP85: [2050, 2051] }, log: () => {} });
+    tmp = await cachedBuild('areas-baseline', { climateCities: 1, areaCities: 1, seed: 5, models: { 'NEX-GDDP': BASE_MODELS, LOCA: [] }, years: { historical: [1971, 1980], RCP45: [2050, 2050], RCP85: [2050, 2051] } });
     own = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, tmp);
   }, 180_000);
-  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** cell -> model -> period -> value of one model at the cell's centre. */
   async function perCell(cells: AreaCell[], scenario: string, qs: string) {

@@ -2,13 +2,10 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildExplorer } from '../scripts/build-explorer.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { buildDataset } from '../src/ingest/build.js';
+import { cachedBuild } from './support/cachedBuild.js';
 import { dotToward, type Arrow } from '../web/explorer/mapKeyboard.js';
 import { testApp, type TestApp } from './helpers.js';
 import { axeViolations } from './support/axeAudit.js';
@@ -39,9 +36,8 @@ let assetsDir: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  // The page built from web/explorer/ as scripts/build-dist.ts builds it, into a folder of this test's.
-  assetsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-e2e-')), 'assets');
-  await buildExplorer(assetsDir);
+  // The page built from web/explorer/ as scripts/build-dist.ts builds it (by the global setup).
+  assetsDir = inject('explorerAssets');
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' });
   server = createApp({ ...t, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -519,9 +515,8 @@ describe('GET /explore/ for Boston', () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-boston-'));
     const years: Record<string, [number, number]> = { historical: [1990, 1991], RCP45: [2050, 2051], RCP85: [2050, 2051] };
-    await buildDataset({ outDir: dataDir, climateCities: 26, seed: 3, models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] }, years, log: () => {} });
+    dataDir = await cachedBuild('explorer-boston', { climateCities: 26, seed: 3, models: { 'NEX-GDDP': ['ACCESS1-0', 'CCSM4', 'MIROC5'], LOCA: ['ACCESS1-0', 'CCSM4'] }, years });
     boston = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' }, dataDir);
     bostonServer = createApp({ ...boston, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
     await once(bostonServer, 'listening');
@@ -533,7 +528,6 @@ describe('GET /explore/ for Boston', () => {
       bostonServer.closeAllConnections();
       await new Promise((resolve) => bostonServer.close(resolve));
     }
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('signs in, searches "Boston", picks frost_days: the chart renders and the table has the API numbers', async () => {

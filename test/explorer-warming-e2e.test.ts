@@ -2,11 +2,8 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildExplorer } from '../scripts/build-explorer.js';
 import { createApp } from '../src/app.js';
 import { testApp, type TestApp } from './helpers.js';
 import { axeViolations } from './support/axeAudit.js';
@@ -31,8 +28,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  const assetsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'climate-explorer-warming-')), 'assets');
-  await buildExplorer(assetsDir);
+  // The page as scripts/build-dist.ts builds it, bundled once by the global setup.
+  const assetsDir = inject('explorerAssets');
   t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' }, inject('warmingDataDir'));
   server = createApp({ ...t, explorerAssets: assetsDir }).listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { buildExplorer } from '../scripts/build-explorer.js';
+import { freshFixture } from './support/freshFixture.js';
 import { WARMING_BUILD } from './support/warmingBuild.js';
 
 /**
@@ -70,13 +71,9 @@ function freshDist() {
 
 /** A build of `options` in `outDir`, rebuilt when anything the build reads or runs changed; reused otherwise to keep runs fast. */
 async function freshBuild(outDir: string, options: Omit<Parameters<typeof buildDataset>[0], 'outDir' | 'log'>, inputs: string) {
-  const stamp = path.join(outDir, 'test-build.json');
-  const wanted = JSON.stringify({ options, inputs });
-  const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
-  if (!fresh) {
-    await buildDataset({ outDir, ...options, log: () => {} });
-    fs.writeFileSync(stamp, wanted);
-  }
+  await freshFixture(outDir, { options, inputs }, async (dir) => {
+    await buildDataset({ outDir: dir, ...options, log: () => {} });
+  });
 }
 
 export default async function setup(project: TestProject) {
@@ -89,8 +86,11 @@ export default async function setup(project: TestProject) {
     freshBuild(outDir, { ...TEST_BUILD, areaCities: TEST_AREA_CITIES, cmip6AreaCities: TEST_AREA_CITIES }, inputs),
     freshBuild(warmingDir, WARMING_BUILD, inputs),
   ]);
-  // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own).
-  await buildExplorer(path.join(ROOT, '.tmp', 'explorer-assets'));
+  // The explorer page's bundle where the app finds it when run from src/ (dist/ has its own); the
+  // browser tests serve it as it is, read-only, rather than bundle it again each.
+  const explorerAssets = path.join(ROOT, '.tmp', 'explorer-assets');
+  await buildExplorer(explorerAssets);
+  project.provide('explorerAssets', explorerAssets);
   project.provide('dataDir', outDir);
   project.provide('warmingDataDir', warmingDir);
   // Every temporary folder of the run (accounts files, exports, copies of builds, servers' data)
@@ -108,5 +108,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dataDir: string;
     warmingDataDir: string;
+    explorerAssets: string;
   }
 }

@@ -29,6 +29,14 @@ export interface TestApp {
 
 let counter = 0;
 
+/**
+ * The tester's password hash, made once per test file: each app has an accounts file of its own, and
+ * a fresh scrypt hash for each (0.4 s of a core, one at a time per process) was most of testApp's
+ * time in the files that make many apps. Sign-ins still verify the password against a real hash.
+ */
+let testerHash: Promise<string> | undefined;
+const testerPasswordHash = () => (testerHash ??= hashPassword('test-password'));
+
 /** A temporary accounts file of its own, removed when the test process exits. */
 export function tempAccountsDb(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-accounts-'));
@@ -43,17 +51,31 @@ export function tempExportDir(): string {
   return dir;
 }
 
+/**
+ * The catalogs of the global setup's builds, loaded once per test file: those builds are shared
+ * read-only, and a catalog is plain data the app never changes, so every app of a file can hold the
+ * same one (loading it was 0.6-0.7 s of a core per app). Any other folder, which a test may have
+ * ingested into or rebuilt, is read afresh each time.
+ */
+const sharedCatalogs = new Map<string, Promise<Catalog>>();
+function catalogOf(db: Database, dataDir: string): Promise<Catalog> {
+  const shared = [inject('dataDir'), inject('warmingDataDir')].includes(dataDir);
+  if (!shared) return db.connect().then((conn) => loadCatalog(conn, dataDir));
+  if (!sharedCatalogs.has(dataDir)) sharedCatalogs.set(dataDir, db.connect().then((conn) => loadCatalog(conn, dataDir)));
+  return sharedCatalogs.get(dataDir)!;
+}
+
 /** The app on the suite's tiny dataset (or another build, e.g. a copy an ingest wrote to), with one account and its token. */
 export async function testApp(env: Record<string, string> = {}, dataDir: string = inject('dataDir')): Promise<TestApp> {
   // Quiet by default; LOG_LEVEL=info in the environment shows the request log while debugging.
   const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env, DATA_DIR: dataDir, ACCOUNTS_DB: tempAccountsDb(), EXPORT_DIR: tempExportDir(), ...env });
   const db = await openDuckDB({ threads: 2, memoryLimit: '512MB' });
-  const catalog = await loadCatalog(await db.connect(), dataDir);
+  const catalog = await catalogOf(db, dataDir);
   const queries = await QueryPool.open(db, config.QUERY_CONCURRENCY, config.QUERY_TIMEOUT_MS, sqlFile('indicators/macros.sql'));
   const throttleStores = await createThrottleStores(config, createLogger('silent'));
   const auth = await createAuth(config, throttleStores);
   // A shared store (ACCOUNTS_URL) may hold the account already: another replica made it.
-  const account = (await auth.accounts.findByEmail('tester@example.com')) ?? (await auth.accounts.create('tester@example.com', await hashPassword('test-password')));
+  const account = (await auth.accounts.findByEmail('tester@example.com')) ?? (await auth.accounts.create('tester@example.com', await testerPasswordHash()));
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
   const exports = exportJobs(config, () => catalog);
   return { app: createApp({ config, catalog, queries, auth, throttleStores, exports }), token, catalog, auth, config, queries, throttleStores, exports };

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildDataset } from '../src/ingest/build.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { datasetLacks } from '../src/reference/datasetVariables.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CLI_SESSION, cliData, runCliScript } from './cliScript.js';
 import { testApp, type TestApp } from './helpers.js';
+import { cachedBuild } from './support/cachedBuild.js';
 import { npPercentile } from './support/percentile.js';
 
 /**
@@ -47,13 +44,11 @@ let city: number;
 const get = (url: string) => request(t.app).get(url).set('Authorization', `Token ${t.token}`);
 
 beforeAll(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'indicator-change-'));
-  await buildDataset({ outDir: tmp, ...BUILD, log: () => {} });
+  tmp = await cachedBuild('indicator-change', BUILD);
   t = await testApp({ THROTTLE_BURST_RATE: '1000000/min', THROTTLE_SUSTAINED_RATE: '100000000/day' }, tmp);
   city = [...t.catalog.cityById.values()].sort((a, b) => b.population - a.population)[0]!.id;
 }, 120_000);
 
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** The indicator's own parameters, so that every indicator can be asked for. */
 function ownParams(name: string, dataset: string): string {

@@ -107,7 +107,7 @@ describe('TOKEN_TTL', () => {
     expect(fresh.status).toBe(200);
     expect(decodeJwt(fresh.body.token).exp).toBeGreaterThan(Date.now() / 1000);
     expect((await request(app).get('/api/scenario/').set({ Authorization: `Token ${fresh.body.token}` })).status).toBe(200);
-  }, 15_000);
+  });
 
   it('accepts seconds or s, m, h, d and refuses anything else, naming TOKEN_TTL', () => {
     expect(loadConfig({ TOKEN_TTL: '90' }).TOKEN_TTL).toBe(90);

@@ -61,7 +61,7 @@ describe('make summaries: a build made by an older service', () => {
     }
     const got = await Promise.all(PATHS.map(async (p) => (await get(fresh, p).expect(200)).text));
     expect(got).toEqual(want);
-  }, 120_000);
+  }, 300_000);
 
   it('answers 503 naming the command for monthly summaries of the older format (a heat MAP), and the fresh answers after it ran', async () => {
     const dir = path.join(tmpRoot, 'map-build');
@@ -103,5 +103,5 @@ describe('make summaries: a build made by an older service', () => {
     const rewritten = await testApp(THROTTLE, dir);
     expect(rewritten.catalog.staleSummaries.size).toBe(0);
     expect(await Promise.all(paths.map(async (p) => (await get(rewritten, p).expect(200)).text))).toEqual(want);
-  }, 120_000);
+  }, 300_000);
 });

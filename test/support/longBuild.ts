@@ -1,8 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { ROOT } from '../../src/config.js';
-import { buildDataset } from '../../src/ingest/build.js';
-import { inputsHash } from '../global-setup.js';
+import { cachedBuild } from './cachedBuild.js';
 
 /**
  * A small build with 30 years per scenario, for the return levels (fitted over at least 20 years;
@@ -30,17 +26,9 @@ export const LONG_BUILD = {
 };
 
 /**
- * The build's folder, .tmp/long-test-data: rebuilt (about 35 s) when anything it is made from
+ * The build's folder, .tmp/builds/long: rebuilt (about 35 s) when anything it is made from
  * changed, as the suite's build is (test/global-setup.ts); one test file uses it.
  */
-export async function longDataset(): Promise<string> {
-  const outDir = path.join(ROOT, '.tmp', 'long-test-data');
-  const stamp = path.join(outDir, 'long-build.json');
-  const wanted = JSON.stringify({ options: LONG_BUILD, inputs: inputsHash() });
-  const fresh = fs.existsSync(stamp) && fs.existsSync(path.join(outDir, 'manifest.json')) && fs.readFileSync(stamp, 'utf8') === wanted;
-  if (!fresh) {
-    await buildDataset({ outDir, ...LONG_BUILD, log: () => {} });
-    fs.writeFileSync(stamp, wanted);
-  }
-  return outDir;
+export function longDataset(): Promise<string> {
+  return cachedBuild('long', LONG_BUILD);
 }

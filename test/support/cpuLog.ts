@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect } from 'vitest';
+
+/**
+ * With TEST_CPU_LOG=<file>, each test file appends one JSON line when it ends: its process's CPU
+ * seconds and those of the children it reaped (servers, workers, CLIs, Chromium, redis-server). On a
+ * shared 2-core machine wall times swing with the others' load; CPU seconds barely do, so this is
+ * what docs/development.md compares files by. Vitest runs a setup file's afterAll after the file's
+ * own, so the children its hooks stop are counted.
+ */
+const log = process.env.TEST_CPU_LOG;
+
+/** utime, stime, cutime, cstime of /proc/self/stat, in seconds (Linux only; zeros elsewhere). */
+function procTimes(): number[] {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    // The command name, in parentheses, may hold spaces: fields are counted after its end.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [11, 12, 13, 14].map((i) => Number(fields[i]) / 100);
+  } catch {
+    return [0, 0, 0, 0];
+  }
+}
+
+if (log) {
+  afterAll(() => {
+    const [user, system, childUser, childSystem] = procTimes();
+    const file = path.relative(process.cwd(), expect.getState().testPath ?? '?');
+    fs.appendFileSync(log, `${JSON.stringify({ file, cpu: +(user! + system!).toFixed(2), children: +(childUser! + childSystem!).toFixed(2) })}\n`);
+  });
+}
