@@ -8,7 +8,7 @@
  * - values per second of wall clock, and CPU seconds of the server and its children (the export runner);
  * - the peak RSS of the server and of the whole process tree, sampled every 100 ms, and the file's bytes;
  * - frost_days' century request for a city (a path never asked before, so no cache answers),
- *   15 times while the first format's export runs, against 15 times idle: the medians.
+ *   15 times while each format's first export runs, against 15 times idle: the medians.
  * BENCH_BASELINE=<a checkout of an earlier commit, built: npm ci && make build> runs that server on
  * the same data beside this one, each format on both, so that before and after are one run.
  * BENCH_EXPORT_QUEUE=1 also runs the queue path (redis-server, make export-worker): two Parquet exports
@@ -135,8 +135,8 @@ async function citiesWithData(server: Server): Promise<number[]> {
   return ((res.body.features ?? res.body.results ?? []) as { id: number; properties?: { datasets?: string[] } }[]).filter((c) => c.properties?.datasets?.includes('NEX-GDDP')).map((c) => c.id);
 }
 
-/** frost_days' century (yearly, RCP85) at each city, starting in 2006 or 2007: paths that never repeat. */
-const centuryPaths = (cities: number[]) => ['2006', '2007'].flatMap((start) => cities.map((city) => `/api/climate-data/${city}/RCP85/indicator/frost_days/?years=${start}:2100`));
+/** frost_days' century (yearly, RCP85) at each city, starting in 2006 to 2017: paths that never repeat. */
+const centuryPaths = (cities: number[]) => Array.from({ length: 12 }, (_, k) => String(2006 + k)).flatMap((start) => cities.map((city) => `/api/climate-data/${city}/RCP85/indicator/frost_days/?years=${start}:2100`));
 
 /** ms of each request, one after another. */
 async function frostDays(server: Server, paths: string[]): Promise<number[]> {
@@ -252,7 +252,10 @@ async function main() {
   const latency: string[] = [];
   try {
     const paths = centuryPaths(await citiesWithData(servers[0]!));
-    if (paths.length < 2 * LATENCY_REQUESTS) throw new Error(`The build has ${paths.length / 2} cities with NEX-GDDP data; the latency rounds need ${LATENCY_REQUESTS}.`);
+    const needed = 2 * LATENCY_REQUESTS * FORMATS.length * servers.length;
+    if (paths.length < needed) throw new Error(`The build has ${paths.length / 12} cities with NEX-GDDP data; the latency rounds need ${Math.ceil(needed / 12)}.`);
+    let next = 0;
+    const fresh = () => paths.slice(next, (next += LATENCY_REQUESTS));
     for (let r = 0; r < RUNS; r++) {
       for (const format of FORMATS) {
         for (let k = 0; k < servers.length; k++) {
@@ -260,10 +263,10 @@ async function main() {
           // folder an earlier commit takes the job up again and dies again.
           if (!fs.existsSync(`/proc/${servers[k]!.pid}`)) servers[k] = await startServer(servers[k]!.name, servers[k]!.root);
           const server = servers[k]!;
-          const measureLatency = r === 0 && format === FORMATS[0];
-          const idle = measureLatency ? await frostDays(server, paths.slice(0, LATENCY_REQUESTS)) : [];
+          const measureLatency = r === 0;
+          const idle = measureLatency ? await frostDays(server, fresh()) : [];
           let busy: number[] = [];
-          const run = await exportOnce(server, format, measureLatency ? async () => void (busy = await frostDays(server, paths.slice(LATENCY_REQUESTS, 2 * LATENCY_REQUESTS))) : undefined);
+          const run = await exportOnce(server, format, measureLatency ? async () => void (busy = await frostDays(server, fresh())) : undefined);
           runs.push(run);
           console.log(`${server.name} ${format}: ${run.ok ? 'done' : `FAILED (${run.error})`} in ${run.seconds.toFixed(1)} s, ${(run.values / run.seconds / 1e6).toFixed(2)} M values/s, CPU ${run.cpu.toFixed(1)} s, peak RSS server ${run.peakServerMb.toFixed(0)} MB, all ${run.peakTreeMb.toFixed(0)} MB, ${(run.bytes / 1e6).toFixed(1)} MB`);
           if (measureLatency && busy.length > 0) latency.push(`${server.name}: frost_days century ${median(idle).toFixed(1)} ms idle, ${median(busy).toFixed(1)} ms during the ${format} export (${(median(busy) / median(idle)).toFixed(2)}x; target <= 2)`);

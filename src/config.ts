@@ -113,7 +113,7 @@ const envSchema = z.object({
    */
   EXPORT_RUNNER_HEAP_MB: z.coerce.number().int().min(32).default(256),
   /** DuckDB threads of the export runner (it runs at a lower CPU priority than the requests). */
-  EXPORT_THREADS: z.coerce.number().int().min(1).default(1),
+  EXPORT_THREADS: z.coerce.number().int().min(1).default(2),
   /** Exports queued or running at once per account; one more is a 429 with Retry-After. */
   EXPORT_MAX_RUNNING: z.coerce.number().int().min(1).default(2),
   /** Bytes of export files an account may keep; past it a new export is a 409 until some are deleted or expire. */

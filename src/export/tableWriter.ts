@@ -49,7 +49,7 @@ async function labelsType(conn: DuckDBConnection, labels: string[]) {
   await conn.run(sqlFile('export/labels_type.sql'), { labels: listValue(labels) });
 }
 
-/** One scenario's raw values into `target`, in one statement: DuckDB reads, reshapes and writes, in the files' order. */
+/** One scenario's raw values into `target`, in one statement: DuckDB reads, reshapes and writes, on all its threads. */
 export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string, progress: (fraction: number) => void, signal?: AbortSignal): Promise<void> {
   if (plan.what.kind !== 'variables') throw new Error('writeRawTable: the plan exports indicators');
   const where = plan.where;
@@ -65,9 +65,8 @@ export async function writeRawTable(queries: QueryPool, dataDir: string, plan: E
   }
   const entries = [...cells.entries()];
   const locations = where.kind === 'locations';
-  const select = sqlFile('export/raw_long.sql')
-    .replaceAll('{{variables}}', plan.what.variables.join(', '))
-    .replace('{{location}}', locations ? 'unnest($locations[f])::export_label AS location, ' : '');
+  const branch = sqlFile('export/raw_long.sql').replace('{{location}}', locations ? 'unnest($locations[file_index::BIGINT + 1])::export_label AS location, ' : '');
+  const select = plan.what.variables.map((v) => branch.replaceAll('{{variable}}', v)).join('\nUNION ALL\n');
   const params: Record<string, DuckDBValue> = {
     files: listValue(entries.map(([, c]) => c.file)),
     cell_ids: listValue(entries.map(([id]) => id)),
@@ -82,7 +81,13 @@ export async function writeRawTable(queries: QueryPool, dataDir: string, plan: E
   const labels = [plan.dataset, scenario.name, ...scenario.models, ...plan.what.variables, ...(locations ? list.map((l) => l.label) : [])];
   await queries.run(async (conn) => {
     await labelsType(conn, labels);
-    await copyWithProgress(conn, `COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params, progress);
+    // Unordered, the COPY runs on every thread of the runner (EXPORT_THREADS); in order, on one.
+    await conn.run('SET preserve_insertion_order = false');
+    try {
+      await copyWithProgress(conn, `COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params, progress);
+    } finally {
+      await conn.run('RESET preserve_insertion_order');
+    }
   }, signal);
 }
 
