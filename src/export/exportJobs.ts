@@ -3,7 +3,7 @@ import { ProcessClaims, type AccountClaims } from './accountClaims.js';
 import { ExportChildProcess, type RunnerOptions } from './exportProcess.js';
 import type { ExportStore } from './exportStore.js';
 
-/** Where an accepted export goes to be run: this process, or the queue's workers (exportQueue.ts). */
+/** Where an accepted export goes to be run: a child of this process, or the queue's workers (exportQueue.ts). */
 export interface ExportScheduler {
   /** Where an account's running exports are counted and a new one claimed, as one step. */
   readonly claims: AccountClaims;
