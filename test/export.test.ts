@@ -42,7 +42,7 @@ const auth = (token = t.token) => ({ Authorization: `Token ${token}` });
 /** For the tests that start apps of their own or compare thousands of values: a shared, loaded machine is slow. */
 const LONG = 120_000;
 
-type Job = { id: string; status: string; progress: number; files: { name: string; url: string; bytes: number; sha256: string }[]; error: string | null; expires_at: string; values: number };
+type Job = { id: string; status: string; progress: number; files: { name: string; url: string; bytes: number; sha256: string; dataset: string; scenario: string | null }[]; error: string | null; expires_at: string; values: number };
 
 async function finished(app: TestApp, id: string): Promise<Job> {
   for (;;) {
@@ -290,13 +290,14 @@ describe('files equal the endpoints', { timeout: LONG }, () => {
     }
   });
 
-  it('CSV of places: the same columns with location; values as the raw endpoint prints them', async () => {
+  it('CSV of places: the columns with location, but dataset and scenario, which the file entry says; values as the raw endpoint prints them', async () => {
     const locations = [{ city: NYC }, { lat: 40.7, lon: -73.9 }];
     const job = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: ['ACCESS-CM2'], years: '2051', variables: ['tasmin'], locations, format: 'csv' });
+    expect(job.files[0]).toMatchObject({ name: 'NEX-GDDP-CMIP6_ssp245_tasmin.csv', dataset: DATASET, scenario: 'ssp245' });
     const { bytes, headers } = await download(job.files[0]!.url);
     expect(headers['content-type']).toMatch(/^text\/csv/);
     const rows = parseCsv(bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0]!)).toEqual(['dataset', 'scenario', 'model', 'cell_id', 'lat', 'lon', 'location', 'date', 'variable', 'value']);
+    expect(Object.keys(rows[0]!)).toEqual(['model', 'cell_id', 'lat', 'lon', 'location', 'date', 'variable', 'value']);
     for (const label of ['city/5128581', 'point/40.7,-73.9']) {
       const mine = rows.filter((r) => r.location === label);
       expect(mine).toHaveLength(365);
@@ -342,7 +343,7 @@ describe('files equal the endpoints', { timeout: LONG }, () => {
 
     const csv = await exported({ dataset: DATASET, scenarios: ['ssp245'], models: MODELS, years: '2050:2051', indicators: [indicators[1]!], locations: [{ city: NYC }], format: 'csv' });
     const rows = parseCsv((await download(csv.files[0]!.url)).bytes.toString('utf8'), { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0]!)).toEqual(['dataset', 'scenario', 'model', 'cell_id', 'lat', 'lon', 'location', 'period', 'indicator', 'units', 'value']);
+    expect(Object.keys(rows[0]!)).toEqual(['model', 'cell_id', 'lat', 'lon', 'location', 'period', 'indicator', 'units', 'value']);
     for (const model of MODELS) {
       const want = await indicatorByPeriod(Number(rows[0]!.lat), Number(rows[0]!.lon), 'ssp245', model, 'max_temperature_threshold', '&threshold=80&threshold_comparator=gt&threshold_units=F&years=2050:2051');
       const mine = rows.filter((r) => r.model === model);
@@ -421,6 +422,7 @@ describe('years and models per scenario', { timeout: LONG }, () => {
     const years = { historical: '1991', ssp245: '2051:2052' };
     const raw = await exported({ dataset: DATASET, scenarios: ['historical', 'ssp245'], models: ['CanESM5'], years, variables: ['pr'], locations: [{ city: NYC }], format: 'csv' });
     expect(raw.files.map((f) => f.name)).toEqual(['NEX-GDDP-CMIP6_historical_pr.csv', 'NEX-GDDP-CMIP6_ssp245_pr.csv']);
+    expect(raw.files.map((f) => [f.dataset, f.scenario])).toEqual([[DATASET, 'historical'], [DATASET, 'ssp245']]);
     const shown = (await request(t.app).get(`/api/export/${raw.id}/`).set(auth()).expect(200)).body;
     expect(shown.skipped).toBeUndefined();
     expect(shown.models_left_out).toBeUndefined();

@@ -5,14 +5,16 @@
 -- no sort (keeping the files' order kept the writer to one thread, half the speed).
 -- Placeholders, filled by the service from allow-lists only: variable (in double braces), one of
 -- VARIABLES (src/climate/params.ts); location (in double braces),
--- `unnest($locations[file_index::BIGINT + 1])::export_label AS location, ` for places and nothing for an area.
+-- `unnest($locations[file_index::BIGINT + 1])::export_label AS location, ` for places and nothing for an area;
+-- constants (in double braces), `$dataset::export_label AS dataset, $scenario::export_label AS scenario, `
+-- for Parquet and nothing for CSV, whose file name and record say them (a quarter of its bytes).
 -- $files: the distinct cell files to read; $cell_ids, $lats, $lons: per file; $locations
 -- VARCHAR[][]: per file, the labels of the places that read it (places only);
--- $models VARCHAR[]; $years INTEGER[] (sorted); $dataset, $scenario: the labels of every row.
+-- $models VARCHAR[]; $years INTEGER[] (sorted); $dataset, $scenario: the labels of every row (Parquet).
 -- The string columns are export_label (sql/export/labels_type.sql).
 -- A model's value on a day is the stored float32, which is what the raw endpoints answer for
 -- that model alone. Days a model's calendar lacks have no row, nor has a missing value.
-SELECT $dataset::export_label AS dataset, $scenario::export_label AS scenario, model::export_label AS model,
+SELECT {{constants}}model::export_label AS model,
        $cell_ids[file_index::BIGINT + 1]::INTEGER AS cell_id, $lats[file_index::BIGINT + 1]::DOUBLE AS lat,
        $lons[file_index::BIGINT + 1]::DOUBLE AS lon, {{location}}date,
        '{{variable}}'::export_label AS variable, {{variable}}::FLOAT AS value

@@ -28,7 +28,18 @@ export const exportStatus = z
       .array(z.strictObject({ scenario: z.string(), models: z.array(z.string()), reason: z.string() }))
       .optional()
       .meta({ description: "Per scenario, models left out of its file, with why: published without a variable the export needs (tas, hurs or huss), or (with models omitted) no data for these places in this build." }),
-    files: z.array(z.strictObject({ name: z.string(), url: z.string(), bytes: z.int(), sha256: z.string() })).meta({ description: 'The files written so far (all of them once done), one per scenario; each is whole.' }),
+    files: z
+      .array(
+        z.strictObject({
+          name: z.string(),
+          url: z.string(),
+          bytes: z.int(),
+          sha256: z.string(),
+          dataset: z.string().meta({ description: 'The dataset the file holds.' }),
+          scenario: z.string().nullable().meta({ description: "The scenario the file holds (a CSV's rows repeat neither it nor the dataset); null for a name that is not one this service gives." }),
+        }),
+      )
+      .meta({ description: 'The files written so far (all of them once done), one per scenario; each is whole.' }),
     created_at: z.string(),
     expires_at: z.string().meta({ description: 'When the export and its files are removed (EXPORT_TTL after it was asked for).' }),
     error: z.string().nullable().meta({ description: 'Why it failed (status failed), else null.' }),

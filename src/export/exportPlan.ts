@@ -308,3 +308,11 @@ function placesOf(catalog: Catalog, dataset: Dataset, locations: NonNullable<Exp
     }),
   };
 }
+
+const EXTENSIONS = { netcdf: 'nc', parquet: 'parquet', csv: 'csv' } as const;
+
+/** `NEX-GDDP-CMIP6_ssp245_tasmax-pr.nc`: dataset, scenario and what it holds. */
+export function exportFileName(plan: ExportPlan, scenario: string): string {
+  const what = plan.what.kind === 'variables' ? plan.what.variables : plan.what.indicators.map((i) => i.name);
+  return `${plan.dataset}_${scenario}_${what.join('-')}.${EXTENSIONS[plan.format]}`.replace(/[^\w.+-]/g, '_');
+}

@@ -8,7 +8,7 @@ import { HttpError } from '../http/errors.js';
 import type { QueryPool } from '../db/queryPool.js';
 import type { Catalog } from '../reference/catalog.js';
 import type { ExportScheduler } from './exportJobs.js';
-import { planExport } from './exportPlan.js';
+import { exportFileName, planExport } from './exportPlan.js';
 import { parseExportBody } from './exportRequest.js';
 import type { ExportJob, ExportStore } from './exportStore.js';
 import { newExportId } from './exportStore.js';
@@ -52,7 +52,15 @@ export function exportJson(job: ExportJob) {
     // What the request asked for that the files do not hold, and why (absent when nothing).
     ...(job.plan.skipped ? { skipped: job.plan.skipped } : {}),
     ...(job.plan.modelsLeftOut ? { models_left_out: job.plan.modelsLeftOut } : {}),
-    files: job.files.map((f) => ({ name: f.name, url: `${url}files/${encodeURIComponent(f.name)}/`, bytes: f.bytes, sha256: f.sha256 })),
+    // Each file's dataset and scenario, which a CSV's rows do not repeat: found by its name.
+    files: job.files.map((f) => ({
+      name: f.name,
+      url: `${url}files/${encodeURIComponent(f.name)}/`,
+      bytes: f.bytes,
+      sha256: f.sha256,
+      dataset: job.plan.dataset,
+      scenario: job.plan.scenarios.find((s) => exportFileName(job.plan, s.name) === f.name)?.name ?? null,
+    })),
     created_at: job.created_at,
     expires_at: job.expires_at,
     error: job.error,

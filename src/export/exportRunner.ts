@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../config.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { UnavailableError } from '../errors.js';
 import type { Catalog } from '../reference/catalog.js';
-import type { ExportPlan } from './exportPlan.js';
+import { exportFileName, type ExportPlan } from './exportPlan.js';
 import { MOST_CELLS } from '../indicators/query.js';
+import { flushWhileWriting, sealed } from './durableFile.js';
 import { collectIndicatorRows, indicatorNetcdfHeaders, writeIndicatorNetcdf } from './indicatorValues.js';
-import { openNetcdf, type NetcdfSeriesWriter } from './netcdfWriter.js';
+import { openNetcdfThread, type NetcdfFile } from './netcdfThread.js';
 import { placeGrid } from './placeGrid.js';
 import { rawNetcdfHeaders, writeRawNetcdf } from './rawValues.js';
 import type { ExportFile, ExportJob, ExportStore } from './exportStore.js';
@@ -31,14 +31,6 @@ const CANCEL_POLL_MS = 200;
 
 /** How a run ended: what the worker logs. `queued`: the engine closed under it, to be run again. */
 export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'queued' | 'not run';
-
-const EXTENSIONS = { netcdf: 'nc', parquet: 'parquet', csv: 'csv' } as const;
-
-/** `NEX-GDDP-CMIP6_ssp245_tasmax-pr.nc`: dataset, scenario and what it holds. */
-export function exportFileName(plan: ExportPlan, scenario: string): string {
-  const what = plan.what.kind === 'variables' ? plan.what.variables : plan.what.indicators.map((i) => i.name);
-  return `${plan.dataset}_${scenario}_${what.join('-')}.${EXTENSIONS[plan.format]}`.replace(/[^\w.+-]/g, '_');
-}
 
 let serviceVersion: string | undefined;
 const version = () => (serviceVersion ??= (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
@@ -63,20 +55,15 @@ function globals(catalog: Catalog, job: ExportJob, scenario: ExportPlan['scenari
 }
 
 /** Runs `work` on an open NetCDF file: closed whole when it ends, closed as it is when it fails. */
-async function written(writer: NetcdfSeriesWriter, work: () => Promise<void>): Promise<void> {
+async function written(writer: NetcdfFile, work: () => Promise<void>): Promise<void> {
   try {
     await work();
+    await writer.close();
   } catch (err) {
-    writer.abandon();
+    // The file is removed: what matters is why it stopped.
+    await writer.abandon().catch(() => undefined);
     throw err;
   }
-  writer.close();
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /**
@@ -128,30 +115,31 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
         stillWanted();
         progress(++done / Math.max(1, units));
       };
-      if (plan.what.kind === 'variables' && plan.format !== 'netcdf') {
-        await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, progress, abort.signal);
-      } else if (plan.what.kind === 'variables') {
-        const writer = await openNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: rawNetcdfHeaders(plan, scenario) });
-        await written(writer, () => writeRawNetcdf(catalog.dataDir, queries, plan, scenario, places, writer, step, abort.signal));
-      } else {
-        const found = await collectIndicatorRows(catalog, queries, plan, scenario, places, step);
-        if (plan.format === 'netcdf') {
-          const writer = await openNetcdf(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: indicatorNetcdfHeaders(found) });
-          await written(writer, () => writeIndicatorNetcdf(queries, found, places, writer, abort.signal));
+      const flushing = flushWhileWriting(partial);
+      try {
+        if (plan.what.kind === 'variables' && plan.format !== 'netcdf') {
+          await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, progress, abort.signal);
+        } else if (plan.what.kind === 'variables') {
+          const writer = await openNetcdfThread(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: rawNetcdfHeaders(plan, scenario) });
+          await written(writer, () => writeRawNetcdf(catalog.dataDir, queries, plan, scenario, places, writer, step, abort.signal));
         } else {
-          await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial, abort.signal);
+          const found = await collectIndicatorRows(catalog, queries, plan, scenario, places, step);
+          if (plan.format === 'netcdf') {
+            const writer = await openNetcdfThread(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: indicatorNetcdfHeaders(found) });
+            await written(writer, () => writeIndicatorNetcdf(queries, found, places, writer, abort.signal));
+          } else {
+            await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial, abort.signal);
+          }
         }
+      } finally {
+        await flushing.stop();
       }
-      const handle = fs.openSync(partial, 'r');
-      fs.fsyncSync(handle);
-      fs.closeSync(handle);
-      const bytes = fs.statSync(partial).size;
+      const { bytes, sha256 } = await sealed(partial);
       const kept = store.ofAccount(job.account).filter((j) => j.id !== id).reduce((n, j) => n + j.files.reduce((m, f) => m + f.bytes, 0), 0);
       const mine = files.reduce((n, f) => n + f.bytes, 0) + bytes;
       if (kept + mine > deps.maxBytes) {
         throw new Error(`The export's files would bring the account's kept exports to ${(kept + mine).toLocaleString('en-US')} bytes, past the limit of ${deps.maxBytes.toLocaleString('en-US')} (EXPORT_MAX_BYTES); delete some exports, or ask for less.`);
       }
-      const sha256 = await sha256Of(partial);
       stillWanted();
       fs.renameSync(partial, store.filePath(id, name));
       partial = undefined;

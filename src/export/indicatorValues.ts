@@ -6,7 +6,8 @@ import { indicatorRowsOfCells } from '../indicators/indicatorData.js';
 import { MOST_CELLS } from '../indicators/query.js';
 import type { Catalog } from '../reference/catalog.js';
 import { planIndicator, yearsOfScenario, type ExportPlan } from './exportPlan.js';
-import { FILL, type NetcdfSeriesWriter, type NetcdfVariableHeader } from './netcdfWriter.js';
+import type { NetcdfFile } from './netcdfThread.js';
+import { FILL, type NetcdfVariableHeader } from './netcdfWriter.js';
 import type { PlaceGrid } from './placeGrid.js';
 
 /** One indicator of one scenario as its rows in `export_indicator_rows` name it. */
@@ -83,14 +84,14 @@ type TypedVector = { items: Int32Array | Float64Array };
  * The collected rows into the NetCDF file, one (indicator, model, cell) series at a time, read
  * back from DuckDB in that order as a stream of chunks.
  */
-export async function writeIndicatorNetcdf(queries: QueryPool, found: IndicatorColumns[], places: PlaceGrid, writer: NetcdfSeriesWriter, signal?: AbortSignal): Promise<void> {
+export async function writeIndicatorNetcdf(queries: QueryPool, found: IndicatorColumns[], places: PlaceGrid, writer: NetcdfFile, signal?: AbortSignal): Promise<void> {
   await queries.run(async (conn) => {
     const result = await conn.stream(sqlFile('export/indicator_series.sql'));
     let series: Float64Array | undefined;
     let current = { indicator: -1, model: -1, cell: -1 };
-    const flush = () => {
+    const flush = async () => {
       if (!series) return;
-      for (const position of places.positionsOf(places.cellIds[current.cell]!)) writer.writeSeries(current.indicator, current.model, position, series);
+      for (const position of places.positionsOf(places.cellIds[current.cell]!)) await writer.writeSeries(current.indicator, current.model, position, series);
     };
     for (;;) {
       if (signal?.aborted) throw signal.reason;
@@ -101,13 +102,13 @@ export async function writeIndicatorNetcdf(queries: QueryPool, found: IndicatorC
       const value = (chunk.getColumnVector(4) as unknown as TypedVector).items as Float64Array;
       for (let r = 0; r < chunk.rowCount; r++) {
         if (indicator[r] !== current.indicator || model[r] !== current.model || cell[r] !== current.cell) {
-          flush();
+          await flush();
           current = { indicator: indicator[r]!, model: model[r]!, cell: cell[r]! };
           series = new Float64Array(found[current.indicator]!.periods.length).fill(FILL);
         }
         series![period[r]!] = value[r]!;
       }
     }
-    flush();
+    await flush();
   }, signal);
 }

@@ -6,7 +6,8 @@ import { climateFile } from '../dataBuild/files.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import type { ExportPlan } from './exportPlan.js';
-import { FILL, type NetcdfSeriesWriter, type NetcdfVariableHeader } from './netcdfWriter.js';
+import type { NetcdfFile } from './netcdfThread.js';
+import { FILL, type NetcdfVariableHeader } from './netcdfWriter.js';
 import { daysSince1950, type PlaceGrid } from './placeGrid.js';
 
 /** CF names of the raw variables; a variable missing here still exports, named by itself. */
@@ -37,7 +38,7 @@ type TypedVector = { items: Int32Array | Float32Array };
  * arrays, into one series per model and variable (FILL on days a model's calendar lacks). Memory
  * holds two cells' rows, whatever the export's size. `step` reports each cell.
  */
-export async function writeRawNetcdf(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, writer: NetcdfSeriesWriter, step: () => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function writeRawNetcdf(dataDir: string, queries: QueryPool, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], places: PlaceGrid, writer: NetcdfFile, step: () => Promise<void>, signal?: AbortSignal): Promise<void> {
   if (plan.what.kind !== 'variables') throw new Error('writeRawNetcdf: the plan exports indicators');
   const variables = plan.what.variables;
   const days = daysSince1950(scenario.years);
@@ -71,7 +72,7 @@ export async function writeRawNetcdf(dataDir: string, queries: QueryPool, plan: 
     }
     for (const position of places.positionsOf(cells[c]!)) {
       for (let v = 0; v < variables.length; v++) {
-        for (let m = 0; m < models.length; m++) writer.writeSeries(v, m, position, series[v]!.subarray(m * steps, (m + 1) * steps));
+        for (let m = 0; m < models.length; m++) await writer.writeSeries(v, m, position, series[v]!.subarray(m * steps, (m + 1) * steps));
       }
     }
     await step();

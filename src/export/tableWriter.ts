@@ -10,7 +10,8 @@ import type { PlaceGrid } from './placeGrid.js';
  * The Parquet and CSV files of an export: long form, one row per value, written by DuckDB.
  * Columns: dataset, scenario, model, cell_id, lat, lon, [location], date | period,
  * variable | indicator, value. Parquet is typed (DATE, FLOAT for raw values as stored, DOUBLE
- * for indicators) and zstd-compressed; the CSV has the same columns with a header line.
+ * for indicators) and zstd-compressed; the CSV has the same columns but dataset and scenario, with
+ * a header line: a CSV is one scenario of one dataset, which its name and the job's record say.
  */
 export type TableFormat = 'parquet' | 'csv';
 
@@ -49,6 +50,12 @@ async function labelsType(conn: DuckDBConnection, labels: string[]) {
   await conn.run(sqlFile('export/labels_type.sql'), { labels: listValue(labels) });
 }
 
+/** The dataset and scenario columns, with their parameters: in Parquet only (see TableFormat). */
+function constantColumns(format: TableFormat, label: 'export_label' | 'VARCHAR', plan: ExportPlan, scenario: ExportPlan['scenarios'][number]): { sql: string; params: Record<string, DuckDBValue> } {
+  if (format === 'csv') return { sql: '', params: {} };
+  return { sql: `$dataset::${label} AS dataset, $scenario::${label} AS scenario, `, params: { dataset: plan.dataset, scenario: scenario.name } };
+}
+
 /** One scenario's raw values into `target`, in one statement: DuckDB reads, reshapes and writes, on all its threads. */
 export async function writeRawTable(queries: QueryPool, dataDir: string, plan: ExportPlan, scenario: ExportPlan['scenarios'][number], format: TableFormat, target: string, progress: (fraction: number) => void, signal?: AbortSignal): Promise<void> {
   if (plan.what.kind !== 'variables') throw new Error('writeRawTable: the plan exports indicators');
@@ -65,7 +72,10 @@ export async function writeRawTable(queries: QueryPool, dataDir: string, plan: E
   }
   const entries = [...cells.entries()];
   const locations = where.kind === 'locations';
-  const branch = sqlFile('export/raw_long.sql').replace('{{location}}', locations ? 'unnest($locations[file_index::BIGINT + 1])::export_label AS location, ' : '');
+  const constants = constantColumns(format, 'export_label', plan, scenario);
+  const branch = sqlFile('export/raw_long.sql')
+    .replace('{{location}}', locations ? 'unnest($locations[file_index::BIGINT + 1])::export_label AS location, ' : '')
+    .replace('{{constants}}', constants.sql);
   const select = plan.what.variables.map((v) => branch.replaceAll('{{variable}}', v)).join('\nUNION ALL\n');
   const params: Record<string, DuckDBValue> = {
     files: listValue(entries.map(([, c]) => c.file)),
@@ -74,8 +84,7 @@ export async function writeRawTable(queries: QueryPool, dataDir: string, plan: E
     lons: listValue(entries.map(([, c]) => c.lon)),
     models: listValue(scenario.models),
     years: listValue(scenario.years),
-    dataset: plan.dataset,
-    scenario: scenario.name,
+    ...constants.params,
     ...(locations ? { locations: listValue(entries.map(([, c]) => listValue(c.labels))) } : {}),
   };
   const labels = [plan.dataset, scenario.name, ...scenario.models, ...plan.what.variables, ...(locations ? list.map((l) => l.label) : [])];
@@ -98,7 +107,8 @@ export async function writeIndicatorTable(queries: QueryPool, plan: ExportPlan, 
   const cellIndex = new Map(places.cellIds.map((id, i) => [id, i]));
   const starts: number[] = [];
   found.reduce((n, f) => (starts.push(n), n + f.periods.length), 0);
-  const select = sqlFile('export/indicator_long.sql').replace('{{location}}', locations ? 'p.location, ' : '');
+  const constants = constantColumns(format, 'VARCHAR', plan, scenario);
+  const select = sqlFile('export/indicator_long.sql').replace('{{location}}', locations ? 'p.location, ' : '').replace('{{constants}}', constants.sql);
   const params: Record<string, DuckDBValue> = {
     places_cell: listValue(list.map((p) => cellIndex.get(p.cellId)!)),
     cell_ids: listValue(list.map((p) => p.cellId)),
@@ -110,8 +120,7 @@ export async function writeIndicatorTable(queries: QueryPool, plan: ExportPlan, 
     units: listValue(found.map((f) => f.units)),
     periods: listValue(found.flatMap((f) => f.periods)),
     period_starts: listValue(starts),
-    dataset: plan.dataset,
-    scenario: scenario.name,
+    ...constants.params,
   };
   await queries.run((conn) => conn.run(`COPY (${select}) TO ${sqlString(target)} (${COPY_OPTIONS[format]})`, params), signal);
 }
