@@ -3,12 +3,14 @@
  * boundary (`"area": {"city": 5128581}`, 10 NEX-GDDP cells) in the default build, every model (21),
  * RCP45 and RCP85 2006-2100, tasmax, tasmin and pr: 43.8 M values per export (BENCH_EXPORT_SCENARIOS=RCP85
  * for half). The compiled server runs as `make run` starts it (SERVER_NODE_OPTIONS, its 256 MB heap),
- * in a process of its own; this process is the client. Per format, BENCH_EXPORT_RUNS runs (default 1,
+ * in a process of its own; this process is the client. Per format, a first export with requests
+ * beside it (below), then BENCH_EXPORT_RUNS timed ones with nothing else asked (default 1,
  * interleaved by format and server), POST to done, with:
  * - values per second of wall clock, and CPU seconds of the server and its children (the export runner);
  * - the peak RSS of the server and of the whole process tree, sampled every 100 ms, and the file's bytes;
  * - frost_days' century request for a city (a path never asked before, so no cache answers),
- *   15 times while each format's first export runs, against 15 times idle: the medians.
+ *   15 times while each format's first export runs, against 15 times idle: the medians. That
+ *   first export is not timed: the requests take a core from it.
  * BENCH_BASELINE=<a checkout of an earlier commit, built: npm ci && make build> runs that server on
  * the same data beside this one, each format on both, so that before and after are one run.
  * BENCH_EXPORT_QUEUE=1 also runs the queue path (redis-server, make export-worker): two Parquet exports
@@ -256,7 +258,9 @@ async function main() {
     if (paths.length < needed) throw new Error(`The build has ${paths.length / 12} cities with NEX-GDDP data; the latency rounds need ${Math.ceil(needed / 12)}.`);
     let next = 0;
     const fresh = () => paths.slice(next, (next += LATENCY_REQUESTS));
-    for (let r = 0; r < RUNS; r++) {
+    // Round 0 measures the requests during an export (and starts each server's export runner);
+    // rounds 1..RUNS time exports with nothing else asked of the server.
+    for (let r = 0; r <= RUNS; r++) {
       for (const format of FORMATS) {
         for (let k = 0; k < servers.length; k++) {
           // A server an export killed starts again on an EXPORT_DIR of its own: on the same
@@ -267,8 +271,8 @@ async function main() {
           const idle = measureLatency ? await frostDays(server, fresh()) : [];
           let busy: number[] = [];
           const run = await exportOnce(server, format, measureLatency ? async () => void (busy = await frostDays(server, fresh())) : undefined);
-          runs.push(run);
-          console.log(`${server.name} ${format}: ${run.ok ? 'done' : `FAILED (${run.error})`} in ${run.seconds.toFixed(1)} s, ${(run.values / run.seconds / 1e6).toFixed(2)} M values/s, CPU ${run.cpu.toFixed(1)} s, peak RSS server ${run.peakServerMb.toFixed(0)} MB, all ${run.peakTreeMb.toFixed(0)} MB, ${(run.bytes / 1e6).toFixed(1)} MB`);
+          if (!measureLatency || !run.ok) runs.push(run);
+          console.log(`${server.name} ${format}${measureLatency ? ' (with requests)' : ''}: ${run.ok ? 'done' : `FAILED (${run.error})`} in ${run.seconds.toFixed(1)} s, ${(run.values / run.seconds / 1e6).toFixed(2)} M values/s, CPU ${run.cpu.toFixed(1)} s, peak RSS server ${run.peakServerMb.toFixed(0)} MB, all ${run.peakTreeMb.toFixed(0)} MB, ${(run.bytes / 1e6).toFixed(1)} MB`);
           if (measureLatency && busy.length > 0) latency.push(`${server.name}: frost_days century ${median(idle).toFixed(1)} ms idle, ${median(busy).toFixed(1)} ms during the ${format} export (${(median(busy) / median(idle)).toFixed(2)}x; target <= 2)`);
         }
       }
