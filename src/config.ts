@@ -68,6 +68,12 @@ const envSchema = z.object({
   MAX_AREA_VERTICES: z.coerce.number().int().min(4).default(10_000),
   /** Most map cells with data in one area request; each costs one cell's query, so more is a 400. */
   MAX_AREA_CELLS: z.coerce.number().int().min(1).default(200),
+  /**
+   * Most map cells whose values a map may compute from the days (an indicator's non-default
+   * parameters, which no summary holds); past it a 400 points to exports. Maps from the
+   * summaries have no limit but the dataset's cells.
+   */
+  MAP_MAX_DAY_CELLS: z.coerce.number().int().min(1).default(200),
   /** pino level of the JSON request log and server messages; `silent` turns logging off. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `off` drops the request and query metrics and GET /metrics (the bench measures their cost). */
