@@ -128,7 +128,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
   // Before the single-cell routes: their {city} segment would take `area` (and `map`).
   app.use(areaRoutes({ ...climate, maxAreaVertices: config.MAX_AREA_VERTICES, maxAreaCells: config.MAX_AREA_CELLS, clipTimeoutMs: config.QUERY_TIMEOUT_MS }));
-  app.use(mapRoutes({ ...climate, maxDayCells: config.MAP_MAX_DAY_CELLS, clipTimeoutMs: config.QUERY_TIMEOUT_MS }));
+  app.use(mapRoutes({ ...climate, maxCells: config.MAP_MAX_CELLS, maxDayCells: config.MAP_MAX_DAY_CELLS, clipTimeoutMs: config.QUERY_TIMEOUT_MS }));
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));
   app.use(

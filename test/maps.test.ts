@@ -375,6 +375,13 @@ describe('errors', () => {
     await get('/api/climate-data/map/RCP99/indicator/frost_days/?years=2050').expect(404);
   });
 
+  it('past MAP_MAX_CELLS, any map is a 400 that says the limit and points to exports', async () => {
+    const small = await testApp({ ...LIMITS, MAP_MAX_CELLS: '11' });
+    const res = await getOn(small, '/api/climate-data/map/RCP85/indicator/frost_days/?years=2050').expect(400);
+    expect(res.body.detail).toBe("This map has 12 cells; the limit is 11 (MAP_MAX_CELLS). Ask for a smaller bbox or region, or export the cells' values (POST /api/export/).");
+    await getOn(small, `/api/climate-data/map/RCP85/indicator/frost_days/?years=2050&city=${NYC}`).expect(200);
+  });
+
   it('past MAP_MAX_DAY_CELLS, a map that must read the days is a 400 that says the limit and points to exports; from the summaries it is not limited', async () => {
     const small = await testApp({ ...LIMITS, MAP_MAX_DAY_CELLS: '3' });
     const res = await getOn(small, '/api/climate-data/map/RCP85/indicator/percentile_high_temperature/?years=2050&percentile=90').expect(400);

@@ -20,6 +20,8 @@ import { checkYearsInScenario, MAP_EXTENSIONS, MAP_MEDIA_TYPES, mapFormat, mapIn
 import { mapValues, readsDays } from './mapValues.js';
 
 export interface MapDeps extends ClimateDeps {
+  /** MAP_MAX_CELLS: most cells of any map. */
+  maxCells: number;
   /** MAP_MAX_DAY_CELLS: most cells a map may compute from the days. */
   maxDayCells: number;
   /** Clipping a region past this many milliseconds is given up (QUERY_TIMEOUT_MS). */
@@ -31,7 +33,7 @@ export interface MapDeps extends ClimateDeps {
  * (or of the dataset), over a span of years or at a warming level. Mounted before the single-cell
  * routes, whose `{city}` segment would otherwise take `map`.
  */
-export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears, maxDayCells, clipTimeoutMs }: MapDeps): Router {
+export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears, maxCells, maxDayCells, clipTimeoutMs }: MapDeps): Router {
   const router = Router();
   const fields = queryFields(mapQuery(catalog), { blankIsAbsent: true });
   // The indicator endpoints' fields, which read the map's request as theirs (mapIndicatorQuery).
@@ -52,6 +54,11 @@ export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears,
     const days = readsDays(plan);
     // Cells still being built (a progressive default build) are left off the map rather than waited for.
     const cells = await mapCellList(catalog, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined);
+    if (cells.ids.length > maxCells) {
+      throw badRequest(
+        `This map has ${cells.ids.length} cells; the limit is ${maxCells} (MAP_MAX_CELLS). Ask for a smaller bbox or region, or export the cells' values (POST /api/export/).`,
+      );
+    }
     if (days && cells.ids.length > maxDayCells) {
       throw badRequest(
         `This map has ${cells.ids.length} cells whose values must be computed from the days (${plan.meta.name} with these parameters is not in the summaries); the limit is ${maxDayCells} (MAP_MAX_DAY_CELLS). ` +
