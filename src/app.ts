@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type RequestHandler, type Router } from 'express';
 import { openApiDocument } from './api/openapi.js';
 import { areaRoutes } from './areas/routes.js';
+import { mapRoutes } from './maps/routes.js';
 import { BuildProgress } from './climate/buildProgress.js';
 import { rawDataRoutes } from './climate/routes.js';
 import { indicatorRoutes } from './indicators/routes.js';
@@ -125,8 +126,9 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   const accountLimits = accountThrottles({ burst: config.THROTTLE_BURST_RATE, sustained: config.THROTTLE_SUSTAINED_RATE }, throttleStores, metrics?.throttled);
   const throttle = caching.afterThrottle(accountLimits.perRequest);
   const climate = { catalog, progress, queries, throttle, maxModelYears: config.MAX_MODEL_YEARS };
-  // Before the single-cell routes: their {city} segment would take `area`.
+  // Before the single-cell routes: their {city} segment would take `area` (and `map`).
   app.use(areaRoutes({ ...climate, maxAreaVertices: config.MAX_AREA_VERTICES, maxAreaCells: config.MAX_AREA_CELLS, clipTimeoutMs: config.QUERY_TIMEOUT_MS }));
+  app.use(mapRoutes({ ...climate, maxCells: config.MAP_MAX_CELLS, maxDayCells: config.MAP_MAX_DAY_CELLS, clipTimeoutMs: config.QUERY_TIMEOUT_MS }));
   app.use(rawDataRoutes(climate));
   app.use(indicatorRoutes(climate));
   app.use(

@@ -68,6 +68,17 @@ const envSchema = z.object({
   MAX_AREA_VERTICES: z.coerce.number().int().min(4).default(10_000),
   /** Most map cells with data in one area request; each costs one cell's query, so more is a 400. */
   MAX_AREA_CELLS: z.coerce.number().int().min(1).default(200),
+  /**
+   * Most map cells whose values a map may compute from the days (an indicator's non-default
+   * parameters, which no summary holds); past it a 400 points to exports.
+   */
+  MAP_MAX_DAY_CELLS: z.coerce.number().int().min(1).default(200),
+  /**
+   * Most cells of any map. Each cell's values are computed from its monthly summaries (one file a
+   * cell): 1,251 cells took 0.85 s and 18,751 cells 28-58 s on 2 cores (docs/benchmarks.md, Maps),
+   * so past this a 400 says the limit and points to exports.
+   */
+  MAP_MAX_CELLS: z.coerce.number().int().min(1).default(2_000),
   /** pino level of the JSON request log and server messages; `silent` turns logging off. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `off` drops the request and query metrics and GET /metrics (the bench measures their cost). */

@@ -49,7 +49,7 @@ const REFUSED: Record<string, string[]> = {
   indicatorDataForPostedArea: ['bbox', 'city', 'region'],
 };
 
-/** The climate data operations: the single place (city, point), batch and area ones. */
+/** The climate data operations: the single place (city, point), batch, area and map ones. */
 const climateOperations = () => operations(t.catalog).filter((op) => op.path.startsWith('/api/climate-data/'));
 
 /** One indicator per set of own parameters (threshold, basetemp, percentile, historic_range, ...). */
@@ -96,13 +96,14 @@ const documented = (op: Operation) =>
   new Set((doc.paths[op.path][op.method].parameters as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name));
 
 describe('the climate data operations document exactly the query parameters their handlers accept', () => {
-  it('covers the city, point, batch and area operations, raw and indicator', () => {
+  it('covers the city, point, batch, area and map operations, raw and indicator', () => {
     const paths = new Set(climateOperations().map((op) => op.path.replace(/\{\w+\}/g, '{}')));
     expect([...paths].sort()).toEqual([
       '/api/climate-data/area/{}/',
       '/api/climate-data/area/{}/indicator/{}/',
       '/api/climate-data/batch/{}/',
       '/api/climate-data/batch/{}/indicator/{}/',
+      '/api/climate-data/map/{}/indicator/{}/',
       '/api/climate-data/{}/{}/',
       '/api/climate-data/{}/{}/indicator/{}/',
       '/api/climate-data/{}/{}/{}/',
@@ -132,7 +133,9 @@ describe('the climate data operations document exactly the query parameters thei
 
   it('documents the change against a baseline wherever an indicator is served', () => {
     for (const op of climateOperations().filter((o) => o.path.includes('{indicator_name}'))) {
-      for (const name of ['relative_to', 'change', 'windows', 'time_aggregation']) expect(documented(op).has(name), `${op.operationId} ${name}`).toBe(true);
+      // A map is one period, its years or warming level: the indicator endpoints' windows as one span.
+      const period = op.operationId === 'indicatorMap' ? ['years', 'warming_level'] : ['windows', 'time_aggregation'];
+      for (const name of ['relative_to', 'change', ...period]) expect(documented(op).has(name), `${op.operationId} ${name}`).toBe(true);
     }
   });
 });

@@ -186,6 +186,7 @@ const SAMPLES: Record<string, string> = {
   indicatorDataForArea: '/api/climate-data/area/RCP85/indicator/frost_days/?bbox=-74.1,40.6,-73.8,40.8&area_agg=max',
   rawDataForPostedArea: '/api/climate-data/area/RCP45/?years=2051&variables=pr',
   indicatorDataForPostedArea: '/api/climate-data/area/historical/indicator/dry_spells/?agg=median',
+  indicatorMap: '/api/climate-data/map/RCP85/indicator/frost_days/?years=2050:2052&city=5128581',
   openApiDocument: '/openapi.json',
   docsPage: '/docs/',
   explorerPage: '/explore/',

@@ -12,6 +12,7 @@ import { historicRangeQuery, namedListQuery } from '../reference/metadataRoutes.
 import { distanceQuery, pointPath } from '../reference/pointParams.js';
 import { regionDetailQuery, regionListQuery } from '../reference/regionRoutes.js';
 import { areaOperations } from './areaOperations.js';
+import { mapOperations } from './mapOperations.js';
 import { batchOperations } from './batchOperations.js';
 import { exportOperations } from './exportOperations.js';
 import { dataContent, json, pathParams, type Operation, type Shape } from './operation.js';
@@ -255,6 +256,7 @@ export function operations(catalog: Catalog): Operation[] {
     climate('indicator', 'point'),
     ...batchOperations(catalog, p),
     ...areaOperations(catalog),
+    ...mapOperations(catalog),
     ...exportOperations(),
     {
       method: 'get',

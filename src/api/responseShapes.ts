@@ -218,7 +218,7 @@ export const region = z
 
 export const token = z.strictObject({ token: z.string() }).meta({ id: 'Token' });
 
-const modelsLeftOut = z
+export const modelsLeftOut = z
   .array(z.strictObject({ model: z.string(), lacks: z.array(z.enum(VARIABLES)) }))
   .optional()
   .meta({ description: 'Models asked for (or of the dataset, for all) that lack one of the variables needed, each with what it lacks: left out of the values.' });

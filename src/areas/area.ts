@@ -22,7 +22,7 @@ export const areaQuery = {
 };
 
 /** Where an area came from, for the answer's Feature properties. */
-type Origin = { region: number } | { city: number } | { bbox: [number, number, number, number] } | Record<string, never>;
+export type Origin = { region: number } | { city: number } | { bbox: [number, number, number, number] } | Record<string, never>;
 
 /**
  * The covers of the catalog's areas (regions, city boundaries) per data build and dataset: the
@@ -88,20 +88,29 @@ export function areaOfBody(body: unknown, query: Record<string, unknown>, maxVer
 }
 
 /**
+ * The map cells of the dataset with data that the area covers, with their areas; a region's or a
+ * city's is kept per catalog (catalogCovers). The area endpoints weight them, a map shows them.
+ */
+export async function areaCover(catalog: Catalog, dataset: Dataset, shape: AreaGeometry, origin: Origin, clipper: CoverThread): Promise<AreaCover> {
+  const key = 'region' in origin ? `${dataset.name}|region|${origin.region}` : 'city' in origin ? `${dataset.name}|city|${origin.city}` : undefined;
+  let covers = catalogCovers.get(catalog);
+  if (!covers) catalogCovers.set(catalog, (covers = new Map()));
+  let cover = key ? covers.get(key) : undefined;
+  if (!cover) {
+    cover = await clipper.cover(GRIDS[dataset.name]!, shape.polygons, catalog.mapCells.ids(dataset.name));
+    if (key) covers.set(key, cover);
+  }
+  return cover;
+}
+
+/**
  * The area's cells of the dataset with data and their weights; 404 when none has data, 400 past
  * maxCells. `readable` says whether a cell with data in the catalog can be read for the request
  * (it may throw a 503 while the cell is being built).
  */
 export async function areaCells(catalog: Catalog, dataset: Dataset, shape: AreaGeometry, origin: Origin, maxCells: number, readable: (cellId: number) => boolean, clipper: CoverThread): Promise<Area> {
   const grid = GRIDS[dataset.name]!;
-  const key = 'region' in origin ? `${dataset.name}|region|${origin.region}` : 'city' in origin ? `${dataset.name}|city|${origin.city}` : undefined;
-  let covers = catalogCovers.get(catalog);
-  if (!covers) catalogCovers.set(catalog, (covers = new Map()));
-  let cover = key ? covers.get(key) : undefined;
-  if (!cover) {
-    cover = await clipper.cover(grid, shape.polygons, catalog.mapCells.ids(dataset.name));
-    if (key) covers.set(key, cover);
-  }
+  let cover = await areaCover(catalog, dataset, shape, origin, clipper);
   cover = { count: cover.count, cells: cover.cells.filter((c) => readable(c.cellId)) };
   if (cover.cells.length === 0) {
     throw notFound(`No ${dataset.name} data for this area: none of the ${cover.count} map cells it covers has data in this build.`);

@@ -1,0 +1,88 @@
+import type { QueryPool } from '../db/queryPool.js';
+import { ServiceError } from '../errors.js';
+import { sortedValues, statistic } from '../indicators/acrossModels.js';
+import { planRowsOfCells } from '../indicators/indicatorData.js';
+import { planRequest, type IndicatorPlan } from '../indicators/indicatorPlan.js';
+import { changedPeriods } from '../indicators/periodChanges.js';
+import { fromMonths, MOST_CELLS, queryModelRows, servedStatement, type IndicatorRequest } from '../indicators/query.js';
+import { warmingFilesRequest, warmingSeriesOfCells } from '../indicators/warmingData.js';
+import { warmingLevelStats } from '../indicators/warmingLevelStats.js';
+import type { Catalog } from '../reference/catalog.js';
+
+/**
+ * Per cell of a map, the statistics across models of the indicator over the map's period, and how
+ * many models they are taken over. Each cell is answered by the same steps as the indicator
+ * endpoints answer that cell alone (period_models of the template, then changedPeriods or
+ * warmingLevelStats, then the statistics across models), only for many cells per statement.
+ */
+export interface MapValues {
+  /** Per statistic (plan.aggs), a value per cell in the cells' order; null where the cell has none. */
+  stats: (number | null)[][];
+  /** Per cell, the models behind its values (0 where it has none). */
+  models: number[];
+}
+
+/** The statistics of one cell's models' values (statsOf in query.ts, for one period). */
+function cellStats(values: number[], aggs: string[]): (number | null)[] {
+  const sorted = sortedValues(values);
+  return aggs.map((name) => statistic(name)(sorted));
+}
+
+type CellAnswer = { values: (number | null)[]; models: number };
+
+/** One group of cells, in one statement: what the window (and baseline) path answers per cell. */
+async function windowGroup(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(CellAnswer | undefined)[]> {
+  const answers = await planRowsOfCells(catalog, plan, cellIds, () => undefined as CellAnswer | undefined, async (r) =>
+    (await queryModelRows(queries, r)).map((rows): CellAnswer => {
+      // One window: one period, or none where no model has a value there.
+      const values = changedPeriods(rows, r.timeAggregation, r.windows, r.baseline?.change)[0]?.values ?? [];
+      return { values: cellStats(values, plan.aggs), models: values.length };
+    }),
+  );
+  // A cell missing the historical file a baseline needs has no value on the map.
+  return answers.map((a) => (a instanceof ServiceError ? undefined : a));
+}
+
+/** One group of cells at the plan's warming level, in one statement (warmingData.ts). */
+async function warmingGroup(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(CellAnswer | undefined)[]> {
+  const warming = plan.warming!;
+  const series = await warmingSeriesOfCells(catalog, queries, plan, warming, cellIds);
+  return series.map((s) => {
+    if (s === undefined || s instanceof ServiceError) return undefined;
+    const [level] = warmingLevelStats(warming, s, { ...plan, baseline: plan.relativeTo });
+    return level ? { values: level.stats.map(([, v]) => v), models: level.modelCount ?? 0 } : undefined;
+  });
+}
+
+/** The request a cell's values are read with: the plain one, or at warming levels the files' one. */
+export function mapRequest(plan: IndicatorPlan): IndicatorRequest {
+  return plan.warming ? warmingFilesRequest(plan, plan.warming, []) : planRequest(plan, []);
+}
+
+/**
+ * The families of sql/indicators/macros.sql that reduce the days themselves even for whole months:
+ * a statistic of the days (the humid-heat indicators, whose inputs no summary holds) and a count of
+ * days past a threshold the request gives. Every other family reads whole months from the
+ * summaries (months, n-day maxima, runs, events over the historic percentiles).
+ */
+const DAY_FAMILIES = /(?<![\w])(days_per_model|whole_month_count_days_per_model)\(/;
+
+/**
+ * Whether the map's values must be computed from the cells' days: the summaries do not hold the
+ * request's parameters (another percentile, a base temperature of its own), or the indicator's
+ * template reduces the days whatever its parameters.
+ */
+export function readsDays(plan: IndicatorPlan): boolean {
+  const r = mapRequest(plan);
+  return !fromMonths(r) || DAY_FAMILIES.test(servedStatement(r.name, 'period_models', true));
+}
+
+/** Every cell's statistics, groups of cells in parallel through the pool. */
+export async function mapValues(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<MapValues> {
+  const group = plan.warming ? warmingGroup : windowGroup;
+  const answers = (await Promise.all(queries.groups(cellIds, MOST_CELLS).map((ids) => group(catalog, queries, plan, ids)))).flat();
+  const stats = plan.aggs.map((_, k) => answers.map((a) => a?.values[k] ?? null));
+  // Infinite values (a percent change from a base of 0 is null already) print as null, as on the indicator endpoints.
+  for (const column of stats) for (let i = 0; i < column.length; i++) if (column[i] !== null && !Number.isFinite(column[i]!)) column[i] = null;
+  return { stats, models: answers.map((a) => a?.models ?? 0) };
+}
