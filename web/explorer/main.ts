@@ -2,13 +2,14 @@ import { ApiError, apiGet, apiJson, signIn } from './api.js';
 import { chartPng, renderChart, resizeChart } from './chart.js';
 import { cityName, citySearch } from './citySearch.js';
 import { dispositionFilename, saveBlob } from './download.js';
-import { renderMap } from './map.js';
+import { renderLegend, type MapAnswer } from './cellMap.js';
+import { renderMap, type MapHandle } from './map.js';
 import { ownParams, renderParams } from './params.js';
 import { datasetForPlace, placeDatasetsNote } from './placeDatasets.js';
 import { joinScenarios } from './series.js';
 import { session } from './session.js';
 import { inputsNote, missingInputs } from './indicatorInputs.js';
-import { datasetScenarios, indicatorPath, queryFromState, stateFromQuery, type ViewState } from './state.js';
+import { datasetScenarios, indicatorPath, mapPath, queryFromState, stateFromQuery, type ViewState } from './state.js';
 import { renderTable } from './table.js';
 import type { CityFeature, Dataset, HistoricRange, Indicator, IndicatorAnswer, IndicatorData } from './types.js';
 import { windowsWithin, yearSpan } from './windows.js';
@@ -27,6 +28,14 @@ const el = {
   search: $<HTMLInputElement>('city-search'),
   results: $('city-results'),
   map: $('map'),
+  mapLegend: $('map-legend'),
+  mapReadout: $('map-readout'),
+  mapFields: $('map-fields'),
+  mapScenario: $<HTMLSelectElement>('map-scenario'),
+  mapLevel: $<HTMLSelectElement>('map-level'),
+  mapYearsField: $('map-years-field'),
+  mapYears: $<HTMLInputElement>('map-years'),
+  mapStat: $<HTMLSelectElement>('map-stat'),
   indicator: $<HTMLSelectElement>('indicator'),
   indicatorDescription: $('indicator-description'),
   params: $('indicator-params'),
@@ -56,8 +65,10 @@ let indicators: Indicator[] = [];
 let datasets: Dataset[] = [];
 let city: CityFeature | undefined;
 let mapShown = false;
-/** Marks the chosen city on the map, once it is drawn. */
-let markOnMap: ((city: number | undefined) => void) | undefined;
+/** The map, once it is drawn: it marks the chosen city and shows the map view's cells. */
+let mapHandle: Promise<MapHandle> | undefined;
+/** The map view's last answer, and the request it answered: a new statistic repaints it. */
+let cellsShown: { path: string; answer: MapAnswer } | undefined;
 let drawing: AbortController | undefined;
 /** What the chart shows now: the PNG's title and the scenarios it holds. */
 let shown: { title: string; scenarios: string[] } | undefined;
@@ -109,6 +120,9 @@ const datasetRanges = (): HistoricRange[] => datasets.find((d) => d.name === sta
 /** The scenarios of the view's dataset: one request, line and table group each. */
 const scenarios = () => datasetScenarios(state.dataset, datasets.find((d) => d.name === state.dataset)?.scenarios.map((s) => s.name));
 
+/** The map view's scenario: the one chosen, else the dataset's last (its strongest forcing). */
+const mapScenario = (): string => state.map_scenario || scenarios().at(-1)!.name;
+
 /** The indicator-dependent controls (parameters, aggregations, units) for state.indicator. */
 function renderIndicatorControls(): void {
   const indicator = currentIndicator() ?? indicators.find((i) => i.name === 'frost_days') ?? indicators[0];
@@ -156,11 +170,24 @@ function renderViewControls(): void {
   if (state.relative_to && ranges.length > 0 && !ranges.some((r) => String(r.start_year) === state.relative_to)) state.relative_to = String(ranges.at(-1)!.start_year);
   el.view.value = state.view;
   const byLevel = state.view === 'warming_level';
+  const byMap = state.view === 'map';
   el.viewHelp.hidden = !byLevel;
-  el.timeAggregationField.hidden = byLevel;
-  el.png.hidden = byLevel;
+  el.timeAggregationField.hidden = byLevel || byMap;
+  el.png.hidden = byLevel || byMap;
   el.timeAggregation.value = state.time_aggregation;
-  el.windowsField.hidden = byLevel || state.time_aggregation !== 'window';
+  el.windowsField.hidden = byLevel || byMap || state.time_aggregation !== 'window';
+  el.mapFields.hidden = !byMap;
+  const offeredScenarios = scenarios();
+  if (el.mapScenario.dataset.offered !== state.dataset) {
+    el.mapScenario.replaceChildren(...offeredScenarios.map((sc) => option(sc.name, sc.label)));
+    el.mapScenario.dataset.offered = state.dataset;
+  }
+  if (!offeredScenarios.some((sc) => sc.name === state.map_scenario)) state.map_scenario = '';
+  el.mapScenario.value = mapScenario();
+  el.mapLevel.value = state.map_level;
+  el.mapYearsField.hidden = state.map_level !== '';
+  el.mapYears.value = state.map_years;
+  el.mapStat.value = state.map_stat;
   el.windows.value = state.windows;
   el.relative.checked = state.relative_to !== '';
   el.baselineField.hidden = !el.relative.checked;
@@ -191,6 +218,12 @@ function clearView(message: string): void {
 /** The dataset's scenarios' answers for the view, one request each; the chart and table from those that answered. */
 async function draw(): Promise<void> {
   drawing?.abort();
+  if (state.view === 'map') return drawCells();
+  if (cellsShown) {
+    cellsShown = undefined;
+    el.mapLegend.hidden = true;
+    void mapHandle?.then((m) => m.showCells(undefined, state.map_stat));
+  }
   if (state.city === undefined) {
     el.chartMessage.textContent = 'Choose a place: search for a city or click the map.';
     return;
@@ -270,6 +303,53 @@ async function draw(): Promise<void> {
       if (!mapShown) showMap();
     }),
   );
+}
+
+/**
+ * The map view: the indicator for every map cell of the build, one scenario and period, coloured
+ * by the chosen statistic with the answer's legend; the chart's place says what the map shows.
+ */
+async function drawCells(): Promise<void> {
+  const token = session.token();
+  if (!token) return showSignIn();
+  const controller = new AbortController();
+  drawing = controller;
+  el.chart.replaceChildren();
+  el.table.replaceChildren();
+  el.downloads.hidden = true;
+  shown = undefined;
+  el.chartTitle.textContent = '';
+  el.chartMessage.classList.remove('error');
+  el.chartMessage.textContent = 'Loading the map…';
+  const scenario = mapScenario();
+  const path = mapPath(state, scenario);
+  let answer: MapAnswer;
+  try {
+    const [map, fetched] = await Promise.all([
+      (mapHandle ??= showMap()),
+      cellsShown?.path === path ? Promise.resolve(cellsShown.answer) : apiJson<MapAnswer>(path, token, controller.signal),
+      reference,
+    ]);
+    if (controller.signal.aborted) return;
+    answer = fetched;
+    cellsShown = { path, answer };
+    map.showCells(answer, state.map_stat);
+  } catch (err) {
+    if (controller.signal.aborted) return;
+    el.mapLegend.hidden = true;
+    void mapHandle?.then((m) => m.showCells(undefined, state.map_stat));
+    return report(err);
+  }
+  const indicator = currentIndicator();
+  if (!indicator) return;
+  const label = yLabel(indicator, answer.units);
+  const period = state.map_level ? `at ${state.map_level} °C of global warming` : state.map_years.replace(':', '-');
+  const title = `${label}, ${state.map_stat} of the models, ${period}, ${scenarios().find((sc) => sc.name === scenario)?.label ?? scenario}, ${state.dataset}`;
+  renderLegend(el.mapLegend, answer, label);
+  el.mapLegend.hidden = false;
+  el.chartTitle.textContent = title;
+  const withValue = (answer.values[state.map_stat] ?? []).filter((v) => v !== null).length;
+  el.chartMessage.textContent = `The map shows ${withValue} cell${withValue === 1 ? '' : 's'} with a value. Point at a cell or move through the cities with the arrow keys to read it; pick a city to see its chart.`;
 }
 
 /** One CSV button per scenario asked for; those without an answer are there, disabled. */
@@ -356,20 +436,26 @@ async function windowsPerScenario(token: string, signal: AbortSignal): Promise<R
   );
 }
 
-function showMap(): void {
+function showMap(): Promise<MapHandle> {
   const token = session.token();
-  if (!token) return;
+  if (!token) {
+    const none = Promise.reject(new ApiError('Signed out.', 401));
+    none.catch(() => undefined);
+    return none;
+  }
   mapShown = true;
-  renderMap(el.map, token, choose)
-    .then((mark) => {
-      markOnMap = mark;
-      // Also a place chosen while the map was loading.
-      mark(state.city);
-    })
-    .catch((err) => {
-      mapShown = false;
-      report(err, $('map-caption'));
-    });
+  const drawn = renderMap(el.map, token, choose, el.mapReadout).then((map) => {
+    // Also a place chosen while the map was loading.
+    map.mark(state.city);
+    return map;
+  });
+  mapHandle = drawn;
+  drawn.catch((err: unknown) => {
+    mapShown = false;
+    mapHandle = undefined;
+    report(err, $('map-caption'));
+  });
+  return drawn;
 }
 
 function showPlace(): void {
@@ -398,7 +484,9 @@ function fitDatasetToPlace(): void {
 function choose(picked: CityFeature): void {
   city = picked;
   state.city = picked.id;
-  markOnMap?.(picked.id);
+  // On the map view, a place picked opens its chart.
+  if (state.view === 'map') state.view = 'time';
+  void mapHandle?.then((m) => m.mark(picked.id));
   showPlace();
   fitDatasetToPlace();
   update();
@@ -455,7 +543,10 @@ async function start(): Promise<void> {
     writeUrl();
     // Redrawn only if the metadata changed the view (an unknown indicator, parameters it lacks).
     if (requested !== (state.city === undefined ? undefined : indicatorPath(state, 'historical'))) void draw();
-    if (state.city === undefined) showMap();
+    if (state.city === undefined) {
+      if (state.view === 'map') void draw();
+      else showMap();
+    }
   } catch (err) {
     report(err);
   } finally {
@@ -495,7 +586,23 @@ el.dataset.addEventListener('change', () => {
   update();
 });
 el.view.addEventListener('change', () => {
-  state.view = el.view.value === 'warming_level' ? 'warming_level' : 'time';
+  state.view = el.view.value === 'warming_level' || el.view.value === 'map' ? el.view.value : 'time';
+  update();
+});
+el.mapScenario.addEventListener('change', () => {
+  state.map_scenario = el.mapScenario.value;
+  update();
+});
+el.mapLevel.addEventListener('change', () => {
+  state.map_level = el.mapLevel.value;
+  update();
+});
+el.mapYears.addEventListener('change', () => {
+  state.map_years = el.mapYears.value.trim();
+  update();
+});
+el.mapStat.addEventListener('change', () => {
+  state.map_stat = el.mapStat.value;
   update();
 });
 el.timeAggregation.addEventListener('change', () => {

@@ -1,6 +1,7 @@
 import { geoAlbers, geoPath, geoTransform, type GeoPermissibleObjects } from 'd3-geo';
 import { apiJson } from './api.js';
 import { cityName } from './citySearch.js';
+import { cellIndexAt, cellText, paintCells, type MapAnswer } from './cellMap.js';
 import { mapKeyboard } from './mapKeyboard.js';
 import { nameList } from './placeDatasets.js';
 import type { CityFeature, CityPage } from './types.js';
@@ -63,14 +64,30 @@ function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record
   return el;
 }
 
+/** The drawn map: what main.ts changes on it. */
+export interface MapHandle {
+  /** Marks the chosen city (and makes it where Tab enters the dots). */
+  mark(city: number | undefined): void;
+  /**
+   * Paints an indicator's map under the outlines, coloured by `stat` (undefined: none, the plain
+   * map); the pointer over a cell and the focus on a dot then read the cell in `readout`.
+   */
+  showCells(answer: MapAnswer | undefined, stat: string): void;
+}
+
+/** Pixels of the cells' canvas per unit of the map's drawing: sharp on high-density screens. */
+const CELL_PIXELS = 2;
+
 /**
  * The map: ecoregion outlines from /api/region/ and the cities with data as dots, in an Albers
  * equal-area projection of the contiguous US. A click on a dot picks that dot's city, a click
  * between dots the nearest city with data; from the keyboard the dots are one listbox
  * (web/explorer/mapKeyboard.ts) that Tab enters at the chosen city, else the most populous.
- * Nothing is fetched from other hosts (no tiles). Returns the function that marks the chosen city.
+ * Nothing is fetched from other hosts (no tiles). With an indicator's map shown, the cells are
+ * painted on a canvas placed in the drawing under the outlines (an SVG image of it), and the
+ * pointer or the focused dot names the cell's value, its models and the nearest city in `readout`.
  */
-export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void): Promise<(city: number | undefined) => void> {
+export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void, readout: HTMLElement): Promise<MapHandle> {
   const [cities, list] = await Promise.all([
     citiesWithData(token),
     apiJson<{ results: RegionListItem[] }>(`/api/region/?in_bbox=${CONUS.join(',')}&limit=1000`, token),
@@ -93,7 +110,9 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   const svg = svgElement('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': 'Map of the contiguous United States' });
   const outlines = svgElement('g', { class: 'regions', 'aria-hidden': 'true' });
   for (const region of regions) outlines.append(svgElement('path', { d: path(region) ?? '' }));
-  svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), outlines);
+  const cellImage = svgElement('image', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'cells', 'aria-hidden': 'true', preserveAspectRatio: 'none' });
+  cellImage.style.display = 'none';
+  svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), cellImage, outlines);
 
   const dots = svgElement('g', { class: 'cities', role: 'listbox', 'aria-label': 'Cities with climate data', 'aria-describedby': 'map-keys' });
   const dotCity = new WeakMap<Element, CityFeature>();
@@ -104,7 +123,7 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
     const p = projection(city.geometry.coordinates);
     if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
     const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
-    const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false' });
+    const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false', 'data-city': city.id });
     // The title is the accessible name and the pointer's tooltip (an aria-label too would make
     // Chromium read the title again as the description).
     dot.append(Object.assign(svgElement('title', {}), { textContent: dotName(city) }));
@@ -121,22 +140,67 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   const ring = svgElement('circle', { r: 9, class: 'focus-ring', 'aria-hidden': 'true' });
   svg.append(dots, ring);
   const enterAt = mapKeyboard(dots, westToEast, ring, (i) => pick(westToEast[i]!.city));
+  let cells: { answer: MapAnswer; stat: string } | undefined;
+  /** Where the readout last looked: read again when the map's cells change under it. */
+  let looked: { x: number; y: number; city?: CityFeature } | undefined;
+  const toMap = (ev: MouseEvent): [number, number] => {
+    const box = svg.getBoundingClientRect();
+    return [((ev.clientX - box.left) / box.width) * WIDTH, ((ev.clientY - box.top) / box.height) * HEIGHT];
+  };
+  /** The cell under a point of the drawing, and the city with data nearest to it, in words. */
+  const describe = (x: number, y: number, city?: CityFeature) => {
+    looked = { x, y, city };
+    if (!cells) return;
+    const lonLat = projection.invert?.([x, y]);
+    const i = lonLat ? cellIndexAt(cells.answer, lonLat[1], lonLat[0]) : -1;
+    const nearest = city ?? nearestDot(drawn, x, y)?.city;
+    const place = nearest ? `${city ? '' : 'nearest city with data: '}${cityName(nearest)}` : '';
+    readout.textContent = i < 0 ? `No cell of this map here${place ? `; ${place}` : ''}.` : `${cellText(cells.answer, i, cells.stat)}; ${place}.`;
+  };
+  svg.addEventListener('pointermove', (ev) => {
+    if (cells) describe(...toMap(ev));
+  });
+  // On the HTML container: Chromium makes an SVG element with a focus listener a Tab stop of its own.
+  container.addEventListener('focusin', (ev) => {
+    const city = ev.target instanceof Element ? dotCity.get(ev.target) : undefined;
+    const dot = city && drawn.find((d) => d.city === city);
+    if (dot) describe(dot.x, dot.y, city);
+  });
   svg.addEventListener('click', (ev) => {
     // On a dot, the browser's own hit test names the topmost dot drawn under the pointer: its city,
     // not the nearest city to the pixel, which in a dense area is often a neighbour.
     const onDot = ev.target instanceof Element ? dotCity.get(ev.target) : undefined;
     if (onDot) return pick(onDot);
     // Between dots: the nearest city with data.
-    const box = svg.getBoundingClientRect();
-    const nearest = nearestDot(drawn, ((ev.clientX - box.left) / box.width) * WIDTH, ((ev.clientY - box.top) / box.height) * HEIGHT);
+    const nearest = nearestDot(drawn, ...toMap(ev));
     if (nearest) pick(nearest.city);
   });
   container.replaceChildren(svg);
+  const canvas = document.createElement('canvas');
+  canvas.width = WIDTH * CELL_PIXELS;
+  canvas.height = HEIGHT * CELL_PIXELS;
 
-  return (id) => {
-    const at = westToEast.findIndex((d) => d.city.id === id);
-    for (const [i, d] of westToEast.entries()) d.el.setAttribute('aria-selected', String(i === at));
-    // The most populous city is painted last.
-    enterAt(at >= 0 ? at : westToEast.indexOf(drawn.at(-1)!));
+  return {
+    mark(id) {
+      const at = westToEast.findIndex((d) => d.city.id === id);
+      for (const [i, d] of westToEast.entries()) d.el.setAttribute('aria-selected', String(i === at));
+      // The most populous city is painted last.
+      enterAt(at >= 0 ? at : westToEast.indexOf(drawn.at(-1)!));
+    },
+    showCells(answer, stat) {
+      cells = answer ? { answer, stat } : undefined;
+      svg.classList.toggle('with-cells', answer !== undefined);
+      readout.textContent = '';
+      // Only the map view reads cells: the other views keep the page's layout as it was.
+      readout.hidden = answer === undefined;
+      if (!answer) {
+        cellImage.style.display = 'none';
+        return;
+      }
+      paintCells(canvas, answer, stat, (lon, lat) => projection([lon, lat]), CELL_PIXELS);
+      cellImage.setAttribute('href', canvas.toDataURL('image/png'));
+      cellImage.style.display = '';
+      if (looked) describe(looked.x, looked.y, looked.city);
+    },
   };
 }

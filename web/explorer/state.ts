@@ -5,8 +5,11 @@
  */
 export interface ViewState {
   city: number | undefined;
-  /** 'time': the periods on a time axis; 'warming_level': the model spread at each global warming level. */
-  view: 'time' | 'warming_level';
+  /**
+   * 'time': the periods on a time axis; 'warming_level': the model spread at each global warming
+   * level; 'map': every map cell of the build for one scenario and period, coloured by a statistic.
+   */
+  view: 'time' | 'warming_level' | 'map';
   indicator: string;
   dataset: string;
   time_aggregation: string;
@@ -15,6 +18,11 @@ export interface ViewState {
   relative_to: string;
   /** The indicator's own parameters (threshold, percentile, basetemp, ...) by name. */
   params: Record<string, string>;
+  /** The map view's scenario ('' for the dataset's last), span of years, warming level ('' for the years) and statistic. */
+  map_scenario: string;
+  map_years: string;
+  map_level: string;
+  map_stat: string;
 }
 
 export interface ScenarioChoice {
@@ -52,7 +60,9 @@ export function datasetScenarios(dataset: string, listed?: string[]): ScenarioCh
 export const STATISTICS = ['10th', 'median', '90th'] as const;
 
 export const DEFAULT_WINDOWS = '1971:2000,2021:2050,2041:2070,2071:2100';
-const OWN_KEYS = new Set(['city', 'view', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to']);
+export const DEFAULT_MAP_YEARS = '2041:2070';
+const OWN_KEYS = new Set(['city', 'view', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to', 'map_scenario', 'map_years', 'map_level', 'map_stat']);
+const VIEWS: ViewState['view'][] = ['time', 'warming_level', 'map'];
 
 export function stateFromQuery(query: string): ViewState {
   const q = new URLSearchParams(query);
@@ -61,7 +71,7 @@ export function stateFromQuery(query: string): ViewState {
   for (const [k, v] of q) if (!OWN_KEYS.has(k)) params[k] = v;
   return {
     city: Number.isInteger(city) && city > 0 ? city : undefined,
-    view: q.get('view') === 'warming_level' ? 'warming_level' : 'time',
+    view: VIEWS.find((v) => v === q.get('view')) ?? 'time',
     indicator: q.get('indicator') ?? 'frost_days',
     dataset: q.get('dataset') ?? 'NEX-GDDP',
     time_aggregation: q.get('time_aggregation') ?? 'yearly',
@@ -69,21 +79,46 @@ export function stateFromQuery(query: string): ViewState {
     units: q.get('units') ?? '',
     relative_to: q.get('relative_to') ?? '',
     params,
+    map_scenario: q.get('map_scenario') ?? '',
+    map_years: q.get('map_years') ?? DEFAULT_MAP_YEARS,
+    map_level: q.get('map_level') ?? '',
+    map_stat: (STATISTICS as readonly string[]).includes(q.get('map_stat') ?? '') ? q.get('map_stat')! : 'median',
   };
 }
 
 export function queryFromState(s: ViewState): string {
   const q = new URLSearchParams();
   if (s.city !== undefined) q.set('city', String(s.city));
-  if (s.view === 'warming_level') q.set('view', s.view);
+  if (s.view !== 'time') q.set('view', s.view);
   q.set('indicator', s.indicator);
   q.set('dataset', s.dataset);
   q.set('time_aggregation', s.time_aggregation);
   if (s.time_aggregation === 'window') q.set('windows', s.windows);
   if (s.units) q.set('units', s.units);
   if (s.relative_to) q.set('relative_to', s.relative_to);
+  if (s.view === 'map') {
+    if (s.map_scenario) q.set('map_scenario', s.map_scenario);
+    if (s.map_level) q.set('map_level', s.map_level);
+    else q.set('map_years', s.map_years);
+    q.set('map_stat', s.map_stat);
+  }
   for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
   return q.toString();
+}
+
+/**
+ * The map view's request: every cell of the build (no area), the view's indicator, parameters,
+ * units and baseline, over its years or warming level; the three statistics, so that changing the
+ * one shown asks nothing again.
+ */
+export function mapPath(s: ViewState, scenario: string): string {
+  const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset });
+  if (s.map_level) q.set('warming_level', s.map_level);
+  else q.set('years', s.map_years);
+  if (s.units) q.set('units', s.units);
+  if (s.relative_to) q.set('relative_to', s.relative_to);
+  for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
+  return `/api/climate-data/map/${scenario}/indicator/${encodeURIComponent(s.indicator)}/?${q.toString()}`;
 }
 
 /**
