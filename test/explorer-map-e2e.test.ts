@@ -1,13 +1,8 @@
-import fs from 'node:fs';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import { cellIndexAt, cellText, colourOf, type MapAnswer } from '../web/explorer/cellMap.js';
-import { testApp, type TestApp } from './helpers.js';
 import { axeViolations } from './support/axeAudit.js';
+import { CHROMIUM, hasChromium, startBrowserServer, type BrowserServer } from './support/browserServer.js';
 import { watchPage } from './support/watchedPage.js';
 
 /**
@@ -17,36 +12,22 @@ import { watchPage } from './support/watchedPage.js';
  * values as the API answers them, the change against a baseline takes the diverging scale, Enter
  * on a city opens its chart, and axe-core finds no serious or critical WCAG 2.1 A/AA violation.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const hasChromium = fs.existsSync(CHROMIUM);
 const NEW_YORK = 5128581;
 
-let t: TestApp;
-let server: Server;
-let base: string;
-let browser: Browser;
+let s: BrowserServer | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  t = await testApp({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' }, inject('warmingDataDir'));
-  server = createApp({ ...t, explorerAssets: inject('explorerAssets') }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  s = await startBrowserServer({ THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day', TOKEN_AUTH_RATE: '1000/min' }, inject('warmingDataDir'), inject('explorerAssets'));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await s?.close();
 });
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
 async function api<T>(url: string): Promise<T> {
-  const res = await fetch(`${base}${url}`, { headers: { Authorization: `Token ${t.token}` } });
+  const res = await fetch(`${s!.base}${url}`, { headers: { Authorization: `Token ${s!.t.token}` } });
   expect(res.status, url).toBe(200);
   return (await res.json()) as T;
 }
@@ -93,6 +74,7 @@ function inner(answer: MapAnswer, cities: City[]): City {
 describe('the explorer as a map, in headless Chromium', () => {
   it("paints every cell in its legend's colour, reads a cell's values as the API answers them, diverges for a change, and opens a picked city's chart", async () => {
     expect(hasChromium, `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
+    const { base, browser } = s!;
     const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
     const page = await context.newPage();
     const { outside, errors } = await watchPage(page, base);
