@@ -37,17 +37,27 @@ let counter = 0;
 let testerHash: Promise<string> | undefined;
 const testerPasswordHash = () => (testerHash ??= hashPassword('test-password'));
 
+/**
+ * Folders removed when the test process exits, by one exit handler: a worker of the shared project
+ * (vitest.config.ts) runs many files, and a handler per folder passed Node's limit of 10 listeners.
+ */
+const removedAtExit = new Set<string>();
+function removeAtExit(dir: string) {
+  if (removedAtExit.size === 0) process.on('exit', () => removedAtExit.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  removedAtExit.add(dir);
+}
+
 /** A temporary accounts file of its own, removed when the test process exits. */
 export function tempAccountsDb(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-accounts-'));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  removeAtExit(dir);
   return path.join(dir, `accounts-${counter++}.duckdb`);
 }
 
 /** A temporary EXPORT_DIR of its own (export jobs and their files), removed when the test process exits. */
 export function tempExportDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-exports-'));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  removeAtExit(dir);
   return dir;
 }
 

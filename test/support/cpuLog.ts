@@ -8,8 +8,15 @@ import { afterAll, expect } from 'vitest';
  * shared 2-core machine wall times swing with the others' load; CPU seconds barely do, so this is
  * what docs/development.md compares files by. Vitest runs a setup file's afterAll after the file's
  * own, so the children its hooks stop are counted.
+ *
+ * A worker that runs several files one after the other (the `shared` project of vitest.config.ts,
+ * isolate: false) keeps its process: each file counts from where the file before it ended (kept on
+ * globalThis, which outlives a file's modules there), its imports included; a file in a process of
+ * its own counts from the process's start, as before.
  */
 const log = process.env.TEST_CPU_LOG;
+const KEY = Symbol.for('climate-tests.cpu-at-last-file-end');
+type WithMark = typeof globalThis & { [KEY]?: number[] };
 
 /** utime, stime, cutime, cstime of /proc/self/stat, in seconds (Linux only; zeros elsewhere). */
 function procTimes(): number[] {
@@ -25,7 +32,10 @@ function procTimes(): number[] {
 
 if (log) {
   afterAll(() => {
-    const [user, system, childUser, childSystem] = procTimes();
+    const now = procTimes();
+    const since = (globalThis as WithMark)[KEY] ?? [0, 0, 0, 0];
+    (globalThis as WithMark)[KEY] = now;
+    const [user, system, childUser, childSystem] = now.map((t, i) => t - since[i]!);
     const file = path.relative(process.cwd(), expect.getState().testPath ?? '?');
     fs.appendFileSync(log, `${JSON.stringify({ file, cpu: +(user! + system!).toFixed(2), children: +(childUser! + childSystem!).toFixed(2) })}\n`);
   });
