@@ -7,7 +7,7 @@
 -- VARIABLES (src/climate/params.ts); location (in double braces),
 -- `unnest($locations[file_index::BIGINT + 1])::export_label AS location, ` for places and nothing for an area;
 -- constants (in double braces), `$dataset::export_label AS dataset, $scenario::export_label AS scenario, `
--- for Parquet and nothing for CSV, whose file name and record say them (a quarter of its bytes).
+-- for Parquet and nothing for CSV, whose file name and record say them (a fifth of its bytes).
 -- $files: the distinct cell files to read; $cell_ids, $lats, $lons: per file; $locations
 -- VARCHAR[][]: per file, the labels of the places that read it (places only);
 -- $models VARCHAR[]; $years INTEGER[] (sorted); $dataset, $scenario: the labels of every row (Parquet).
