@@ -2,8 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cellIndexAt, cellText, colourOf, type MapAnswer } from '../web/explorer/cellMap.js';
 import { axeViolations } from './support/axeAudit.js';
-import { CHROMIUM, hasChromium, startBrowserServer, type BrowserServer } from './support/browserServer.js';
-import { watchPage } from './support/watchedPage.js';
+import { CHROMIUM, hasChromium, signedInExplorer, startBrowserServer, type BrowserServer } from './support/browserServer.js';
 
 /**
  * The explorer's map view in headless Chromium, on the build whose years hold a baseline and a
@@ -75,14 +74,7 @@ describe('the explorer as a map, in headless Chromium', () => {
   it("paints every cell in its legend's colour, reads a cell's values as the API answers them, diverges for a change, and opens a picked city's chart", async () => {
     expect(hasChromium, `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
     const { base, browser } = s!;
-    const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
-    const page = await context.newPage();
-    const { outside, errors } = await watchPage(page, base);
-    await page.goto(`${base}/explore/?city=${NEW_YORK}&indicator=frost_days&dataset=NEX-GDDP`);
-    await page.getByLabel('Email').fill('tester@example.com');
-    await page.getByLabel('Password').fill('test-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('region', { name: 'Chart' }).locator('canvas').waitFor();
+    const { context, page, outside, errors } = await signedInExplorer(browser, base, `city=${NEW_YORK}&indicator=frost_days&dataset=NEX-GDDP`);
 
     await page.getByLabel('View').selectOption('map');
     await page.getByLabel('Scenario').selectOption('RCP85');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testApp, type TestApp } from './helpers.js';
 import { axeViolations } from './support/axeAudit.js';
-import { watchPage } from './support/watchedPage.js';
+import { signedInExplorer } from './support/browserServer.js';
 
 /**
  * The explorer's "By warming level" view in headless Chromium, on the build whose years hold the
@@ -85,14 +85,7 @@ const chart = (page: Page) => page.getByRole('region', { name: 'Chart' });
 describe('the explorer by global warming level, in headless Chromium', () => {
   it("shows each level's spread and model count per scenario, the API numbers in the table, the CSV, and keeps the view in the address", async () => {
     expect(hasChromium, `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
-    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 1000 } });
-    const page = await context.newPage();
-    const { outside, errors } = await watchPage(page, base);
-    await page.goto(`${base}/explore/?city=${NEW_YORK}&indicator=frost_days&dataset=NEX-GDDP`);
-    await page.getByLabel('Email').fill('tester@example.com');
-    await page.getByLabel('Password').fill('test-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await chart(page).locator('canvas').waitFor();
+    const { context, page, outside, errors } = await signedInExplorer(browser, base, `city=${NEW_YORK}&indicator=frost_days&dataset=NEX-GDDP`, { acceptDownloads: true });
 
     await page.getByLabel('View').selectOption('warming_level');
     const nex = await expectedRows('NEX-GDDP', ['RCP45', 'RCP85']);
