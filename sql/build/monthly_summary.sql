@@ -1,16 +1,20 @@
--- Monthly summaries of one map cell and scenario, one row per (model, year, month): what the
+-- Monthly summaries of map cells and scenarios, one row per (part, model, year, month): what the
 -- indicator templates need for yearly, quarterly and monthly periods (see month_rows and
 -- period_runs in sql/indicators/macros.sql, which must be loaded first). Every expression is the
 -- one the templates apply to the days, so both paths give identical answers. The sums (sum_*, with
 -- the days they count, n_*) are exact: float32 values widened to double add up without rounding
 -- over a year of days (a temperature's bits span 2^-16..2^17, a rate's the same few dozen), so a
 -- period's sum of its months' sums is the sum of its days, bit for bit, in any order.
--- $file: the cell's daily Parquet; $norms: the daily climatology of each historic range for the
--- heat-wave series (sql/build/historic_norms.sql: STRUCT(slot INTEGER, n1 DOUBLE, n2 DOUBLE,
--- n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; an empty list when the cell has no historical data:
--- heat is then NULL); $thresholds: the extreme events' thresholds of each range, in the same order
--- (sql/build/historic_thresholds.sql: STRUCT(heat DOUBLE, cold DOUBLE, wet DOUBLE)[]; empty
--- without historical data: the events are then NULL).
+-- $files: the daily Parquet files of the partitions (cell and scenario) of one dataset, a part
+-- each (its position in the list, from 1); one statement for many partitions, because binding and
+-- planning this statement cost 0.1-0.2 s of CPU, more than the summaries of a small partition.
+-- $norms: the daily climatology of each part's cell for each historic range, the heat-wave series'
+-- base (sql/build/historic_norms.sql with its part: STRUCT(part INTEGER, slot INTEGER, n1 DOUBLE,
+-- n2 DOUBLE, n3 DOUBLE, n4 DOUBLE)[], ranges at most 4; no rows for a part whose cell has no
+-- historical data: its heat is then NULL); $thresholds: the extreme events' thresholds of each
+-- part's cell per range (sql/build/historic_thresholds.sql: STRUCT(part INTEGER, t1_heat DOUBLE,
+-- t1_cold DOUBLE, t1_wet DOUBLE, ..., t4_wet)[]; NULL for a range without them, no row without
+-- historical data: the events are then NULL).
 --
 -- The run series (dry, not_wet, heat) need each month's flags in date order. Collecting and
 -- sorting a list of days per month cost most of a data build (2.3 s of 3 for a LOCA century);
@@ -24,7 +28,7 @@
 -- h1, h2, ...: forEachSeries in src/ingest/summaries.ts), every line of the copies one or more
 -- select items, separated by commas (so no line of a block ends with one).
 WITH days AS (
-  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
+  SELECT list_position($files, filename)::INTEGER AS part, model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
          (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr,
          -- the precipitation of the n days (2..10) ending on this one, the model's consecutive rows, as
          -- nday_totals takes them: only with n days of precipitation, and reaching into the month before
@@ -37,17 +41,20 @@ WITH days AS (
          CASE WHEN count(pr) OVER d8 = 8 THEN sum(pr::DOUBLE) OVER d8 END AS total8,
          CASE WHEN count(pr) OVER d9 = 9 THEN sum(pr::DOUBLE) OVER d9 END AS total9,
          CASE WHEN count(pr) OVER d10 = 10 THEN sum(pr::DOUBLE) OVER d10 END AS total10
-  FROM read_parquet($file)
-  WINDOW d2 AS (PARTITION BY model ORDER BY date ROWS 1 PRECEDING), d3 AS (PARTITION BY model ORDER BY date ROWS 2 PRECEDING), d4 AS (PARTITION BY model ORDER BY date ROWS 3 PRECEDING), d5 AS (PARTITION BY model ORDER BY date ROWS 4 PRECEDING), d6 AS (PARTITION BY model ORDER BY date ROWS 5 PRECEDING), d7 AS (PARTITION BY model ORDER BY date ROWS 6 PRECEDING), d8 AS (PARTITION BY model ORDER BY date ROWS 7 PRECEDING), d9 AS (PARTITION BY model ORDER BY date ROWS 8 PRECEDING), d10 AS (PARTITION BY model ORDER BY date ROWS 9 PRECEDING)
+  FROM read_parquet($files, filename = true)
+  WINDOW d2 AS (PARTITION BY filename, model ORDER BY date ROWS 1 PRECEDING), d3 AS (PARTITION BY filename, model ORDER BY date ROWS 2 PRECEDING), d4 AS (PARTITION BY filename, model ORDER BY date ROWS 3 PRECEDING), d5 AS (PARTITION BY filename, model ORDER BY date ROWS 4 PRECEDING), d6 AS (PARTITION BY filename, model ORDER BY date ROWS 5 PRECEDING), d7 AS (PARTITION BY filename, model ORDER BY date ROWS 6 PRECEDING), d8 AS (PARTITION BY filename, model ORDER BY date ROWS 7 PRECEDING), d9 AS (PARTITION BY filename, model ORDER BY date ROWS 8 PRECEDING), d10 AS (PARTITION BY filename, model ORDER BY date ROWS 9 PRECEDING)
 ),
 norms AS (
   SELECT unnest($norms, recursive := true)
+),
+thresholds AS (
+  SELECT unnest($thresholds, recursive := true)
 ),
 -- Per month, the flags of each series as digit sums (bit_or: the days' digits have bits of their own,
 -- and it stays a BIGINT where sum widens to HUGEINT); a day without a norm for a range has no heat
 -- flag for that range and is left out of its series, as the templates' join does.
 digits AS (
-  SELECT model, year, month,
+  SELECT part, model, year, month,
          count(*) FILTER (WHERE tasmin <= 273.15) AS frost_days,
          max(tasmax) AS max_tasmax,
          min(tasmin) AS min_tasmin,
@@ -76,20 +83,20 @@ digits AS (
          nullif(bit_or(flag_digit(place, tasmax > n4 + 5)), 0) AS h4,
          -- the extreme events of each range's thresholds (h1_extreme_heat, ...: the service names
          -- them extreme_heat_1961, ... as the heat series), NULL for a range without thresholds
-         CASE WHEN $thresholds[1].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[1].heat))::INTEGER END AS h1_extreme_heat,
-         CASE WHEN $thresholds[1].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[1].cold))::INTEGER END AS h1_extreme_cold,
-         CASE WHEN $thresholds[1].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[1].wet))::INTEGER END AS h1_extreme_precipitation,
-         CASE WHEN $thresholds[2].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[2].heat))::INTEGER END AS h2_extreme_heat,
-         CASE WHEN $thresholds[2].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[2].cold))::INTEGER END AS h2_extreme_cold,
-         CASE WHEN $thresholds[2].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[2].wet))::INTEGER END AS h2_extreme_precipitation,
-         CASE WHEN $thresholds[3].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[3].heat))::INTEGER END AS h3_extreme_heat,
-         CASE WHEN $thresholds[3].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[3].cold))::INTEGER END AS h3_extreme_cold,
-         CASE WHEN $thresholds[3].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[3].wet))::INTEGER END AS h3_extreme_precipitation,
-         CASE WHEN $thresholds[4].heat IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > $thresholds[4].heat))::INTEGER END AS h4_extreme_heat,
-         CASE WHEN $thresholds[4].cold IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < $thresholds[4].cold))::INTEGER END AS h4_extreme_cold,
-         CASE WHEN $thresholds[4].wet IS NOT NULL THEN (count(*) FILTER (WHERE pr > $thresholds[4].wet))::INTEGER END AS h4_extreme_precipitation
-  FROM days LEFT JOIN norms USING (slot)
-  GROUP BY ALL
+         CASE WHEN any_value(t1_heat) IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > t1_heat))::INTEGER END AS h1_extreme_heat,
+         CASE WHEN any_value(t1_cold) IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < t1_cold))::INTEGER END AS h1_extreme_cold,
+         CASE WHEN any_value(t1_wet) IS NOT NULL THEN (count(*) FILTER (WHERE pr > t1_wet))::INTEGER END AS h1_extreme_precipitation,
+         CASE WHEN any_value(t2_heat) IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > t2_heat))::INTEGER END AS h2_extreme_heat,
+         CASE WHEN any_value(t2_cold) IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < t2_cold))::INTEGER END AS h2_extreme_cold,
+         CASE WHEN any_value(t2_wet) IS NOT NULL THEN (count(*) FILTER (WHERE pr > t2_wet))::INTEGER END AS h2_extreme_precipitation,
+         CASE WHEN any_value(t3_heat) IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > t3_heat))::INTEGER END AS h3_extreme_heat,
+         CASE WHEN any_value(t3_cold) IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < t3_cold))::INTEGER END AS h3_extreme_cold,
+         CASE WHEN any_value(t3_wet) IS NOT NULL THEN (count(*) FILTER (WHERE pr > t3_wet))::INTEGER END AS h3_extreme_precipitation,
+         CASE WHEN any_value(t4_heat) IS NOT NULL THEN (count(*) FILTER (WHERE tasmax > t4_heat))::INTEGER END AS h4_extreme_heat,
+         CASE WHEN any_value(t4_cold) IS NOT NULL THEN (count(*) FILTER (WHERE tasmin < t4_cold))::INTEGER END AS h4_extreme_cold,
+         CASE WHEN any_value(t4_wet) IS NOT NULL THEN (count(*) FILTER (WHERE pr > t4_wet))::INTEGER END AS h4_extreme_precipitation
+  FROM days LEFT JOIN norms USING (part, slot) LEFT JOIN thresholds USING (part)
+  GROUP BY part, model, year, month
 ),
 -- Each run series' true and false days as bits (its first gap closed), and where its windows of 2,
 -- 4, 8 and 16 true days start.
@@ -99,31 +106,31 @@ digits AS (
 -- the others, which cost almost nothing to write), an offset year's only where the model has days
 -- in the next year.
 freezing_days AS (
-  SELECT model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, dayofyear(date) AS doy,
+  SELECT list_position($files, filename)::INTEGER AS part, model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, dayofyear(date) AS doy,
          {'date': date, 'v': below_freezing(tasmax::DOUBLE, tasmin::DOUBLE)} AS d
-  FROM read_parquet($file)
+  FROM read_parquet($files, filename = true)
   WHERE below_freezing(tasmax::DOUBLE, tasmin::DOUBLE) IS NOT NULL
 ),
-freezing_years AS (SELECT model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_year FROM freezing_days GROUP BY model, year),
+freezing_years AS (SELECT part, model, year, min(month) AS first_month, running_sum_fold(list(d)) AS afdd_year FROM freezing_days GROUP BY part, model, year),
 freezing_offset_years AS (
-  SELECT model, year - (doy <= 180)::INTEGER AS year, running_sum_fold(list(d)) AS afdd_offset_year FROM freezing_days GROUP BY ALL
+  SELECT part, model, year - (doy <= 180)::INTEGER AS year, running_sum_fold(list(d)) AS afdd_offset_year FROM freezing_days GROUP BY ALL
 ),
 freezing AS (
-  SELECT fy.model, fy.year, fy.first_month AS month, fy.afdd_year,
+  SELECT fy.part, fy.model, fy.year, fy.first_month AS month, fy.afdd_year,
          CASE WHEN nx.year IS NOT NULL THEN fo.afdd_offset_year END AS afdd_offset_year
   FROM freezing_years AS fy
-  LEFT JOIN freezing_offset_years AS fo ON fo.model = fy.model AND fo.year = fy.year
-  LEFT JOIN (SELECT DISTINCT model, year - 1 AS year FROM digits) AS nx ON nx.model = fy.model AND nx.year = fy.year
+  LEFT JOIN freezing_offset_years AS fo ON fo.part = fy.part AND fo.model = fy.model AND fo.year = fy.year
+  LEFT JOIN (SELECT DISTINCT part, model, year - 1 AS year FROM digits) AS nx ON nx.part = fy.part AND nx.model = fy.model AND nx.year = fy.year
 ),
 -- Each year's median of tasmax, tasmin and pr (p50_*_year), as percentile_high_temperature,
 -- percentile_low_temperature and percentile_precipitation take a year at their default percentile
 -- (50), on the row of the year's first month (NULL on the others).
 medians AS (
-  SELECT model, year(date)::INTEGER AS year, min(month(date))::INTEGER AS month,
+  SELECT list_position($files, filename)::INTEGER AS part, model, year(date)::INTEGER AS year, min(month(date))::INTEGER AS month,
          quantile_cont(tasmax::DOUBLE, 0.5) AS p50_tasmax_year, quantile_cont(tasmin::DOUBLE, 0.5) AS p50_tasmin_year,
          quantile_cont(pr::DOUBLE, 0.5) AS p50_pr_year
-  FROM read_parquet($file)
-  GROUP BY model, year(date)
+  FROM read_parquet($files, filename = true)
+  GROUP BY filename, model, year(date)
 ),
 closed AS (
   SELECT *,
@@ -186,7 +193,7 @@ longer_1 AS (
   FROM longer_2
 ),
 runs AS (
-  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, not_wet AS not_wet_digits, dry AS dry_digits,
+  SELECT part, model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f, not_wet AS not_wet_digits, dry AS dry_digits,
          h1_extreme_heat, h1_extreme_cold, h1_extreme_precipitation, h2_extreme_heat, h2_extreme_cold, h2_extreme_precipitation, h3_extreme_heat, h3_extreme_cold, h3_extreme_precipitation, h4_extreme_heat, h4_extreme_cold, h4_extreme_precipitation,
          run_summary_bits(@, @_t, @_f, @_w4, @_longest, @_below) AS @
   FROM longer_1
@@ -197,24 +204,24 @@ runs AS (
 -- heat-wave request 4 ms more than a column (7.3 against 3.3 ms for one cell's century).
 -- not_wet differs from dry only where pr < 0: it takes dry's summary unless its flags differ.
 months AS (
-  SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
+  SELECT part, model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
          afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year,
          h1_extreme_heat, h1_extreme_cold, h1_extreme_precipitation, h2_extreme_heat, h2_extreme_cold, h2_extreme_precipitation, h3_extreme_heat, h3_extreme_cold, h3_extreme_precipitation, h4_extreme_heat, h4_extreme_cold, h4_extreme_precipitation,
          CASE WHEN not_wet_digits = dry_digits THEN dry ELSE run_summary_text(month_flags(not_wet_digits)) END AS not_wet,
          @
-  FROM runs LEFT JOIN freezing USING (model, year, month) LEFT JOIN medians USING (model, year, month)
+  FROM runs LEFT JOIN freezing USING (part, model, year, month) LEFT JOIN medians USING (part, model, year, month)
 ),
 -- Each series' run summary of a whole year (<series>_year, packed by year_runs, on the row of the
 -- year's first month, NULL on the others), its months joined in date order as period_runs joins
 -- them for other periods (a yearly request reads these); a heat series' only where a month has it.
 years AS (
-  SELECT model, year, min(month) AS month,
+  SELECT part, model, year, min(month) AS month,
          year_runs(joined_in_order(list({'m': month, 'r': not_wet}))) AS not_wet_year,
          year_runs(joined_in_order(list({'m': month, 'r': @}) FILTER (WHERE @ IS NOT NULL))) AS @_year
   FROM months
-  GROUP BY model, year
+  GROUP BY part, model, year
 )
-SELECT model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
+SELECT part, model, year, month, frost_days, max_tasmax, min_tasmin, sum_tasmax, n_tasmax, sum_tasmin, n_tasmin, sum_dtr, n_dtr, sum_pr, max_pr, rx2day, rx3day, rx4day, rx5day, rx6day, rx7day, rx8day, rx9day, rx10day, cooling_65f, heating_65f,
        afdd_year, afdd_offset_year, p50_tasmax_year, p50_tasmin_year, p50_pr_year, dry, not_wet, dry_year, not_wet_year{{heat_columns}}
-FROM months LEFT JOIN years USING (model, year, month)
-ORDER BY model, year, month
+FROM months LEFT JOIN years USING (part, model, year, month)
+ORDER BY part, model, year, month
