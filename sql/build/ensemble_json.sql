@@ -7,7 +7,7 @@
 -- Each value is formatted once in the scan, and each array joins its year's texts in date order
 -- (day of year, within a year): a quarter less CPU than collecting each year's rows as structs and
 -- picking every column out of them (docs/data.md, "Where the default build's time goes").
-SELECT part, year,
+SELECT list_position($ensembles, filename)::INTEGER AS part, year,
        '[' || string_agg(tasmax_avg, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS tasmax_avg,
        '[' || string_agg(tasmax_min, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS tasmax_min,
        '[' || string_agg(tasmax_max, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS tasmax_max,
@@ -17,7 +17,7 @@ SELECT part, year,
        '[' || string_agg(pr_avg, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS pr_avg,
        '[' || string_agg(pr_min, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS pr_min,
        '[' || string_agg(pr_max, ',' ORDER BY doy) || repeat(',null', 366 - count(*)::INTEGER) || ']' AS pr_max
-FROM (SELECT list_position($ensembles, filename)::INTEGER AS part, year(date)::INTEGER AS year, dayofyear(date)::SMALLINT AS doy,
+FROM (SELECT filename, year(date)::INTEGER AS year, dayofyear(date)::SMALLINT AS doy,
              json_day_value(tasmax_avg) AS tasmax_avg,
              json_day_value(tasmax_min) AS tasmax_min,
              json_day_value(tasmax_max) AS tasmax_max,
@@ -28,5 +28,5 @@ FROM (SELECT list_position($ensembles, filename)::INTEGER AS part, year(date)::I
              json_day_value(pr_min) AS pr_min,
              json_day_value(pr_max) AS pr_max
       FROM read_parquet($ensembles, filename = true))
-GROUP BY part, year
+GROUP BY filename, year
 ORDER BY part, year
