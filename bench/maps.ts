@@ -6,9 +6,11 @@
  * level. One client, compressed as clients ask; every path distinct (each round another window),
  * so that no response cache could serve a repeat (at the warming level, each round another top percentile). Medians of the per-request times, body read to
  * its end. Run alone: BENCH_ONLY=maps: make bench (or with DATA_DIR= another build, e.g. one of
- * make bench-catalog's region builds with BENCH_MAP_SCENARIO=ssp245).
+ * make bench-catalog's region builds with BENCH_MAP_SCENARIO=ssp245). Then mapExactness (below) checks a
+ * sample of cells of every indicator against the indicator endpoint.
  */
 import http from 'node:http';
+import { INDICATORS } from '../src/indicators/metadata.js';
 import { datasetRanges, latestRange, scenarioYears } from '../src/reference/datasetContents.js';
 import type { Catalog } from '../src/reference/catalog.js';
 import { datasetVariables } from '../src/reference/datasetVariables.js';
@@ -22,6 +24,19 @@ export interface MapRow {
   request: string;
   ms: number[];
   bytes: number;
+}
+
+function getJson(url: string, token: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { authorization: `Token ${token}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
 
 function get(url: string, token: string): Promise<{ ms: number; bytes: number; status: number }> {
@@ -108,4 +123,71 @@ export function printMaps(rows: MapRow[]) {
     const s = [...r.ms].sort((a, b) => a - b);
     console.log(`| ${r.dataset} | ${r.cells} | ${r.request} | ${median(r.ms).toFixed(1)} | ${s[0]!.toFixed(1)}-${s.at(-1)!.toFixed(1)} | ${(r.bytes / r.ms.length / 1024).toFixed(1)} |`);
   }
+}
+
+export interface MapExactness {
+  dataset: string;
+  indicators: number;
+  cells: number;
+  compared: number;
+  mismatches: string[];
+}
+
+/**
+ * The maps' exactness on the build the bench runs on (issue 51: "a sample of cells of the default
+ * build, for every indicator"): for each dataset and every indicator the dataset's variables allow,
+ * at its default parameters (a threshold for the threshold counts) over the future scenario's last 30 years, five cells of the whole map
+ * (first, last and three between) against the indicator endpoint asked for that cell alone
+ * (time_aggregation=window). Every statistic must be equal to the bit; a map the build refuses
+ * (past MAP_MAX_DAY_CELLS) is left out, saying so.
+ */
+export async function mapExactness(baseUrl: string, token: string, catalog: Catalog): Promise<MapExactness[]> {
+  process.stderr.write('bench: maps: exactness of a sample of cells, every indicator...\n');
+  const out: MapExactness[] = [];
+  for (const dataset of catalog.datasets.map((d) => d.name)) {
+    if (catalog.mapCells.count(dataset) === 0) continue;
+    const req = requestsOf(catalog, dataset)[0];
+    if (!req) continue;
+    const years = /years=([\d:]+)/.exec(req.query(0))![1]!;
+    const row: MapExactness = { dataset, indicators: 0, cells: 0, compared: 0, mismatches: [] };
+    const variables: readonly string[] = datasetVariables(dataset);
+    for (const meta of INDICATORS.filter((m) => m.variables.every((v) => variables.includes(v)))) {
+      // The threshold counts have no default threshold: one each, as the tests ask (they read the days).
+      const own = meta.parameters.some((p) => p.name === 'threshold') ? (meta.variables[0] === 'pr' ? '&threshold=1&threshold_units=mm/day&threshold_comparator=gt' : '&threshold=70&threshold_units=F&threshold_comparator=gte') : '';
+      const map = await getJson(`${baseUrl}/api/climate-data/map/${req.scenario}/indicator/${meta.name}/?years=${years}&dataset=${dataset}${own}`, token);
+      if (map.status !== 200) {
+        process.stderr.write(`  ${dataset} ${meta.name}: HTTP ${map.status} (${String(map.body.detail).slice(0, 120)}), left out\n`);
+        continue;
+      }
+      row.indicators++;
+      const ids: number[] = map.body.cells.id;
+      row.cells = ids.length;
+      const sample = [...new Set([0, 1, 2, 3, 4].map((k) => Math.round((k * (ids.length - 1)) / 4)))];
+      const aggs = Object.keys(map.body.values);
+      for (const i of sample) {
+        const point = await getJson(
+          `${baseUrl}/api/climate-data/${map.body.cells.lat[i]}/${map.body.cells.lon[i]}/${req.scenario}/indicator/${meta.name}/?agg=${aggs.join(',')}&time_aggregation=window&windows=${years}&dataset=${dataset}${own}`,
+          token,
+        );
+        const stats = point.status === 200 ? (point.body.data[years.replace(':', '-')] ?? {}) : {};
+        for (const agg of aggs) {
+          const want = point.status === 200 ? (stats[agg] ?? null) : `HTTP ${point.status}`;
+          if (map.body.values[agg][i] !== want) row.mismatches.push(`${meta.name} cell ${ids[i]} ${agg}: map ${map.body.values[agg][i]}, point ${want}`);
+        }
+        row.compared++;
+      }
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+export function printMapExactness(rows: MapExactness[]) {
+  console.log('\nmaps: exactness, a sample of cells against the indicator endpoint for that cell alone (every indicator, default parameters, 30 years)');
+  console.log('\n| dataset | indicators | cells in the map | (indicator, cell) pairs compared | mismatches |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.dataset} | ${r.indicators} | ${r.cells} | ${r.compared} | ${r.mismatches.length} |`);
+  for (const r of rows) for (const m of r.mismatches.slice(0, 10)) console.log(`  ${r.dataset}: ${m}`);
+  // A map that differs from the point answers fails the bench run, after its figures are out.
+  if (rows.some((r) => r.mismatches.length > 0)) process.exitCode = 1;
 }

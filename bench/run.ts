@@ -22,7 +22,7 @@ import { formatsBench, printFormats } from './formats.js';
 import { batchBench, printBatch } from './batch.js';
 import { printReturnLevels, returnLevelBench, RETURN_LEVELS_BENCH } from './returnLevels.js';
 import { baselineServer, centuryBench, CENTURY_BENCH, printCentury } from './century.js';
-import { mapBench, MAP_BENCH, printMaps } from './maps.js';
+import { mapBench, MAP_BENCH, mapExactness, printMapExactness, printMaps } from './maps.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -142,6 +142,7 @@ async function main() {
     const batch = !ONLY || 'batch: 50 cities in one request vs 50 in a row'.includes(ONLY) ? await batchBench(url, token, catalog) : undefined;
     const returnLevels = !ONLY || RETURN_LEVELS_BENCH.includes(ONLY) ? await returnLevelBench(url, token, catalog) : undefined;
     const maps = !ONLY || MAP_BENCH.includes(ONLY) ? await mapBench(url, token, catalog) : [];
+    const mapsExact = !ONLY || MAP_BENCH.includes(ONLY) ? await mapExactness(url, token, catalog) : [];
     // Every indicator's century against frost_days (bench/century.ts); BENCH_BASELINE: another checkout's server beside this one.
     let century;
     if (!ONLY || CENTURY_BENCH.includes(ONLY)) {
@@ -166,6 +167,7 @@ async function main() {
     if (batch) printBatch(batch);
     if (returnLevels) printReturnLevels(returnLevels);
     if (maps.length > 0) printMaps(maps);
+    if (mapsExact.length > 0) printMapExactness(mapsExact);
     if (century) printCentury(century);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);
