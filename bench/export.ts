@@ -8,6 +8,8 @@
  * interleaved by format and server), POST to done, with:
  * - values per second of wall clock, and CPU seconds of the server and its children (the export runner);
  * - the peak RSS of the server and of the whole process tree, sampled every 100 ms, and the file's bytes;
+ * - the longest the job's `progress` stood still while it ran, polled every 100 ms (issue 48: it
+ *   moves at least every few seconds);
  * - frost_days' century request for a city (a path never asked before, so no cache answers),
  *   15 times while each format's first export runs, against 15 times idle: the medians. That
  *   first export is not timed: the requests take a core from it.
@@ -163,6 +165,8 @@ interface Run {
   peakServerMb: number;
   peakTreeMb: number;
   bytes: number;
+  /** The longest time, in seconds, the job's `progress` stood still while it ran (polled every 100 ms). */
+  stillSeconds: number;
 }
 
 async function exportOnce(server: Server, format: string, during?: () => Promise<void>): Promise<Run> {
@@ -175,9 +179,12 @@ async function exportOnce(server: Server, format: string, during?: () => Promise
   let cpu = 0;
   let job: Record<string, unknown> = {};
   let sideline: Promise<void> | undefined;
+  // When the progress last changed (from the first poll that saw the job running), and the longest wait for a change.
+  let moved: { at: number; progress: unknown } | undefined;
+  let stillSeconds = 0;
   for (;;) {
     if (tree(server.pid).length === 0 || !fs.existsSync(`/proc/${server.pid}`)) {
-      return { server: server.name, format, ok: false, error: 'the server died', seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0 };
+      return { server: server.name, format, ok: false, error: 'the server died', seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0, stillSeconds };
     }
     const pids = tree(server.pid);
     peakServerMb = Math.max(peakServerMb, rssMb(server.pid));
@@ -187,9 +194,12 @@ async function exportOnce(server: Server, format: string, during?: () => Promise
     try {
       res = await api(server, 'GET', posted.body.url as string);
     } catch (err) {
-      return { server: server.name, format, ok: false, error: `the server stopped answering (${(err as Error).message})`, seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0 };
+      return { server: server.name, format, ok: false, error: `the server stopped answering (${(err as Error).message})`, seconds: (performance.now() - t0) / 1000, values: 0, cpu, peakServerMb, peakTreeMb, bytes: 0, stillSeconds };
     }
     job = res.body;
+    const now = performance.now();
+    if (job.status === 'running' && moved?.progress !== job.progress) moved = { at: now, progress: job.progress };
+    if (moved) stillSeconds = Math.max(stillSeconds, (now - moved.at) / 1000);
     if (job.status === 'running' && during && !sideline) sideline = during();
     if (job.status !== 'queued' && job.status !== 'running') break;
     await sleep(100);
@@ -198,7 +208,7 @@ async function exportOnce(server: Server, format: string, during?: () => Promise
   await sideline;
   const files = (job.files ?? []) as { bytes: number }[];
   await api(server, 'DELETE', posted.body.url as string);
-  return { server: server.name, format, ok: job.status === 'done', ...(job.status === 'done' ? {} : { error: String(job.error) }), seconds, values: Number(job.values), cpu, peakServerMb, peakTreeMb, bytes: files.reduce((n, f) => n + f.bytes, 0) };
+  return { server: server.name, format, ok: job.status === 'done', ...(job.status === 'done' ? {} : { error: String(job.error) }), seconds, values: Number(job.values), cpu, peakServerMb, peakTreeMb, bytes: files.reduce((n, f) => n + f.bytes, 0), stillSeconds };
 }
 
 /** Two Parquet exports at once on the queue, with 1 and with 2 export workers. */
@@ -281,10 +291,10 @@ async function main() {
     for (const s of servers) await s.stop();
   }
   console.log(`\nNew York City's boundary (10 NEX-GDDP cells), 21 models, ${SCENARIOS.join(' and ')} 2006-2100, tasmax, tasmin and pr; ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log('| server | format | seconds, POST to done | M values/s | CPU s | peak RSS server / all MB | file MB |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| server | format | seconds, POST to done | M values/s | CPU s | peak RSS server / all MB | file MB | longest s without progress |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of runs) {
-    console.log(`| ${r.server} | ${r.format} | ${r.ok ? r.seconds.toFixed(1) : `failed: ${r.error}`} | ${r.ok ? (r.values / r.seconds / 1e6).toFixed(2) : '-'} | ${r.cpu.toFixed(1)} | ${r.peakServerMb.toFixed(0)} / ${r.peakTreeMb.toFixed(0)} | ${(r.bytes / 1e6).toFixed(1)} |`);
+    console.log(`| ${r.server} | ${r.format} | ${r.ok ? r.seconds.toFixed(1) : `failed: ${r.error}`} | ${r.ok ? (r.values / r.seconds / 1e6).toFixed(2) : '-'} | ${r.cpu.toFixed(1)} | ${r.peakServerMb.toFixed(0)} / ${r.peakTreeMb.toFixed(0)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.stillSeconds.toFixed(1)} |`);
   }
   for (const l of latency) console.log(l);
   if (process.env.BENCH_EXPORT_QUEUE === '1') for (const l of await queueRound()) console.log(l);
