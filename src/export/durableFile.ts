@@ -38,9 +38,11 @@ export function flushWhileWriting(file: string): { stop(): Promise<void> } {
 
 /**
  * A finished export file's size and SHA-256, with its data on the disk: the hash (read from the
- * page cache) and the fsync (waiting on the disk) run at the same time.
+ * page cache) and the fsync (waiting on the disk) run at the same time. `read` hears the fraction
+ * of the file hashed so far after each MB: on a file of tens of GB this takes minutes, and the
+ * job's progress should not stand still meanwhile.
  */
-export async function sealed(file: string): Promise<{ bytes: number; sha256: string }> {
+export async function sealed(file: string, read: (fraction: number) => void = () => {}): Promise<{ bytes: number; sha256: string }> {
   const sync = fs.promises.open(file, 'r').then(async (fd) => {
     try {
       await fd.sync();
@@ -48,11 +50,17 @@ export async function sealed(file: string): Promise<{ bytes: number; sha256: str
       await fd.close();
     }
   });
+  const size = fs.statSync(file).size;
   const hash = createHash('sha256');
   const digest = (async () => {
-    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+    let done = 0;
+    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk as Buffer);
+      done += (chunk as Buffer).length;
+      read(size > 0 ? done / size : 1);
+    }
     return hash.digest('hex');
   })();
   const [, sha256] = await Promise.all([sync, digest]);
-  return { bytes: fs.statSync(file).size, sha256 };
+  return { bytes: size, sha256 };
 }

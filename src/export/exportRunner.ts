@@ -28,6 +28,8 @@ class Cancelled extends Error {}
 
 /** How often a running export looks at its record for a DELETE while a long statement runs. */
 const CANCEL_POLL_MS = 200;
+/** How often the hashing of a finished file moves the job's progress. */
+const SEALING_MS = 1000;
 
 /** How a run ended: what the worker logs. `queued`: the engine closed under it, to be run again. */
 export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'queued' | 'not run';
@@ -107,7 +109,7 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       stillWanted();
       const name = exportFileName(plan, scenario.name);
       partial = store.partialPath(id, name);
-      /** This file's part of the job's progress, 0..1 (0.9 at most until it is renamed whole). */
+      /** This file's part of the job's progress, 0..1: 0.9 while it is written, 0.99 while it is hashed and synced, 1 once renamed whole. */
       const progress = (fraction: number) => store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, fraction) * 0.9) / plan.scenarios.length) }));
       const units = plan.what.kind === 'indicators' ? Math.max(1, Math.ceil(places.cellIds.length / MOST_CELLS)) * plan.what.indicators.length * scenario.models.length : places.cellIds.length;
       let done = 0;
@@ -134,7 +136,13 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       } finally {
         await flushing.stop();
       }
-      const { bytes, sha256 } = await sealed(partial);
+      // The hash of a CSV of tens of GB takes minutes: its progress too, at most every SEALING_MS (each a record written).
+      let told = 0;
+      const { bytes, sha256 } = await sealed(partial, (fraction) => {
+        if (Date.now() - told < SEALING_MS) return;
+        told = Date.now();
+        store.update(id, () => ({ progress: (k + 0.9 + 0.09 * fraction) / plan.scenarios.length }));
+      });
       const kept = store.ofAccount(job.account).filter((j) => j.id !== id).reduce((n, j) => n + j.files.reduce((m, f) => m + f.bytes, 0), 0);
       const mine = files.reduce((n, f) => n + f.bytes, 0) + bytes;
       if (kept + mine > deps.maxBytes) {
