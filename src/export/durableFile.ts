@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 
+/** How much of a finished file is read and hashed at a time. */
+const HASH_CHUNK = 8 << 20;
+
 /** How often the pages written so far go to the disk while an export file is written. */
 const FLUSH_MS = 1000;
 
@@ -39,7 +42,7 @@ export function flushWhileWriting(file: string): { stop(): Promise<void> } {
 /**
  * A finished export file's size and SHA-256, with its data on the disk: the hash (read from the
  * page cache) and the fsync (waiting on the disk) run at the same time. `read` hears the fraction
- * of the file hashed so far after each MB: on a file of tens of GB this takes minutes, and the
+ * of the file hashed so far after each 8 MB: on a file of tens of GB this takes minutes, and the
  * job's progress should not stand still meanwhile.
  */
 export async function sealed(file: string, read: (fraction: number) => void = () => {}): Promise<{ bytes: number; sha256: string }> {
@@ -53,11 +56,21 @@ export async function sealed(file: string, read: (fraction: number) => void = ()
   const size = fs.statSync(file).size;
   const hash = createHash('sha256');
   const digest = (async () => {
-    let done = 0;
-    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
-      hash.update(chunk as Buffer);
-      done += (chunk as Buffer).length;
-      read(size > 0 ? done / size : 1);
+    // One reused buffer read by hand: a read stream's chunk objects cost as much CPU as the hash
+    // (a 1.2 GB file: 1.6-2.8 s of CPU through a stream, 1.1 s this way).
+    const fd = await fs.promises.open(file, 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+      let done = 0;
+      for (;;) {
+        const { bytesRead } = await fd.read(buffer, 0, HASH_CHUNK, null);
+        if (bytesRead === 0) break;
+        hash.update(buffer.subarray(0, bytesRead));
+        done += bytesRead;
+        read(size > 0 ? done / size : 1);
+      }
+    } finally {
+      await fd.close();
     }
     return hash.digest('hex');
   })();
