@@ -7,13 +7,14 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { buildFile, CELL_TREES } from '../src/dataBuild/files.js';
 import { ROOT } from '../src/config.js';
-import { openDuckDB, readRows } from '../src/db/duckdb.js';
+import { openDuckDB } from '../src/db/duckdb.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { type BuildPlan } from '../src/ingest/buildPlan.js';
 import { createLogger } from '../src/logger.js';
 import { TEST_BUILD } from './global-setup.js';
 import { testApp } from './helpers.js';
 import { compiled } from './support/compiled.js';
+import { rowDifferences } from './support/sameRows.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-progressive-'));
 const children: ChildProcess[] = [];
@@ -94,20 +95,9 @@ describe('in-place build: interrupted and resumed', () => {
     const db = await openDuckDB({ threads: 1, memoryLimit: '512MB' });
     const conn = await db.connect();
     try {
-      for (const c of readPlan(dir).cells) {
-        for (const file of cellFiles(dir, c.dataset, c.cell_id).keys()) {
-          const other = file.replace(dir, fresh);
-          const { n, diff } = (await readRows<{ n: number; diff: number }>(
-            conn,
-            `SELECT (SELECT count(*) FROM read_parquet($a))::INT AS n,
-                    ((SELECT count(*) FROM (FROM read_parquet($a) EXCEPT ALL FROM read_parquet($b))) +
-                     (SELECT count(*) FROM (FROM read_parquet($b) EXCEPT ALL FROM read_parquet($a))))::INT AS diff`,
-            { a: file, b: other },
-          ))[0]!;
-          expect(n, file).toBeGreaterThan(0);
-          expect(diff, file).toBe(0);
-        }
-      }
+      const files = readPlan(dir).cells.flatMap((c) => [...cellFiles(dir, c.dataset, c.cell_id).keys()]);
+      const differences = await rowDifferences(conn, files.map((file) => [file, file.replace(dir, fresh)]));
+      for (const [i, file] of files.entries()) expect({ file, ...differences[i]!, rows: differences[i]!.rows > 0 }).toEqual({ file, rows: true, diff: 0, schema: null });
     } finally {
       conn.closeSync();
       await db.close();
