@@ -5,6 +5,7 @@ import request from 'supertest';
 import { expect, inject } from 'vitest';
 import { openDuckDB, readRows } from '../src/db/duckdb.js';
 import type { TestApp } from './helpers.js';
+import { expectSameRows } from './support/sameRows.js';
 
 export const NYC = 5128581;
 export const THROTTLE = { THROTTLE_BURST_RATE: '100000/min', THROTTLE_SUSTAINED_RATE: '1000000/day' };
@@ -36,6 +37,18 @@ export function expectClose(got: number | null, want: number, packed: boolean) {
   expect(got).not.toBeNull();
   if (packed) expect(Math.abs(got! - want)).toBeLessThan(0.006);
   else expect(Math.fround(got!)).toBeCloseTo(Math.fround(want), want < 1 ? 12 : 4);
+}
+
+/** Each pair of Parquet files holds the same rows (expectSameRows), in a session of its own. */
+export async function expectSameFiles(pairs: [string, string][]) {
+  const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+  const conn = await db.connect();
+  try {
+    await expectSameRows(conn, pairs);
+  } finally {
+    conn.closeSync();
+    await db.close();
+  }
 }
 
 export async function partitionRows(file: string) {

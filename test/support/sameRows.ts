@@ -1,4 +1,5 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { expect } from 'vitest';
 import { readRows } from '../../src/db/duckdb.js';
 
 /** What rowDifferences finds for one pair of Parquet files. */
@@ -66,4 +67,10 @@ export async function rowDifferences(conn: DuckDBConnection, pairs: [string, str
     const c = byPair.get(i + 1);
     return { rows: c?.rows ?? 0, diff: c?.diff ?? 0, schema: sa.join('\n') === sb.join('\n') ? null : { a: sa, b: sb } };
   });
+}
+
+/** Each pair holds the same rows (some), under the same schema: a failure names the pair's first file. */
+export async function expectSameRows(conn: DuckDBConnection, pairs: [string, string][]) {
+  const found = await rowDifferences(conn, pairs);
+  for (const [i, [a]] of pairs.entries()) expect({ file: a, ...found[i]!, rows: found[i]!.rows > 0 }).toEqual({ file: a, rows: true, diff: 0, schema: null });
 }
