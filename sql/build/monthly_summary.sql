@@ -28,7 +28,7 @@
 -- h1, h2, ...: forEachSeries in src/ingest/summaries.ts), every line of the copies one or more
 -- select items, separated by commas (so no line of a block ends with one).
 WITH days AS (
-  SELECT list_position($files, filename)::INTEGER AS part, model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
+  SELECT part, model, year(date)::INTEGER AS year, month(date)::INTEGER AS month, day_place(day(date)) AS place,
          (dayofyear(date) - 1)::INTEGER AS slot, tasmax::DOUBLE AS tasmax, tasmin::DOUBLE AS tasmin, pr::DOUBLE AS pr,
          -- the precipitation of the n days (2..10) ending on this one, the model's consecutive rows, as
          -- nday_totals takes them: only with n days of precipitation, and reaching into the month before
@@ -41,8 +41,8 @@ WITH days AS (
          CASE WHEN count(pr) OVER d8 = 8 THEN sum(pr::DOUBLE) OVER d8 END AS total8,
          CASE WHEN count(pr) OVER d9 = 9 THEN sum(pr::DOUBLE) OVER d9 END AS total9,
          CASE WHEN count(pr) OVER d10 = 10 THEN sum(pr::DOUBLE) OVER d10 END AS total10
-  FROM read_parquet($files, filename = true)
-  WINDOW d2 AS (PARTITION BY filename, model ORDER BY date ROWS 1 PRECEDING), d3 AS (PARTITION BY filename, model ORDER BY date ROWS 2 PRECEDING), d4 AS (PARTITION BY filename, model ORDER BY date ROWS 3 PRECEDING), d5 AS (PARTITION BY filename, model ORDER BY date ROWS 4 PRECEDING), d6 AS (PARTITION BY filename, model ORDER BY date ROWS 5 PRECEDING), d7 AS (PARTITION BY filename, model ORDER BY date ROWS 6 PRECEDING), d8 AS (PARTITION BY filename, model ORDER BY date ROWS 7 PRECEDING), d9 AS (PARTITION BY filename, model ORDER BY date ROWS 8 PRECEDING), d10 AS (PARTITION BY filename, model ORDER BY date ROWS 9 PRECEDING)
+  FROM (SELECT list_position($files, filename)::INTEGER AS part, model, date, tasmax, tasmin, pr FROM read_parquet($files, filename = true))
+  WINDOW d2 AS (PARTITION BY part, model ORDER BY date ROWS 1 PRECEDING), d3 AS (PARTITION BY part, model ORDER BY date ROWS 2 PRECEDING), d4 AS (PARTITION BY part, model ORDER BY date ROWS 3 PRECEDING), d5 AS (PARTITION BY part, model ORDER BY date ROWS 4 PRECEDING), d6 AS (PARTITION BY part, model ORDER BY date ROWS 5 PRECEDING), d7 AS (PARTITION BY part, model ORDER BY date ROWS 6 PRECEDING), d8 AS (PARTITION BY part, model ORDER BY date ROWS 7 PRECEDING), d9 AS (PARTITION BY part, model ORDER BY date ROWS 8 PRECEDING), d10 AS (PARTITION BY part, model ORDER BY date ROWS 9 PRECEDING)
 ),
 norms AS (
   SELECT unnest($norms, recursive := true)
@@ -126,11 +126,11 @@ freezing AS (
 -- percentile_low_temperature and percentile_precipitation take a year at their default percentile
 -- (50), on the row of the year's first month (NULL on the others).
 medians AS (
-  SELECT list_position($files, filename)::INTEGER AS part, model, year(date)::INTEGER AS year, min(month(date))::INTEGER AS month,
+  SELECT part, model, year(date)::INTEGER AS year, min(month(date))::INTEGER AS month,
          quantile_cont(tasmax::DOUBLE, 0.5) AS p50_tasmax_year, quantile_cont(tasmin::DOUBLE, 0.5) AS p50_tasmin_year,
          quantile_cont(pr::DOUBLE, 0.5) AS p50_pr_year
-  FROM read_parquet($files, filename = true)
-  GROUP BY filename, model, year(date)
+  FROM (SELECT list_position($files, filename)::INTEGER AS part, model, date, tasmax, tasmin, pr FROM read_parquet($files, filename = true))
+  GROUP BY part, model, year(date)
 ),
 closed AS (
   SELECT *,
