@@ -57,6 +57,23 @@ async function cellPixel(page: Page, cityId: number): Promise<string> {
   }, [cx, cy]);
 }
 
+/** How many pixels of the map's cell image are painted. */
+const paintedPixels = (page: Page) =>
+  page.locator('#map image.cells').evaluate(async (image) => {
+    const img = new Image();
+    img.src = image.getAttribute('href')!;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.width;
+    canvas.height = img.height;
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    let n = 0;
+    for (let k = 3; k < data.length; k += 4) if (data[k]! > 0) n++;
+    return n;
+  });
+
 /** A city with data whose coordinates lie well inside its map cell (the pointer and the pixel are then that cell's). */
 function inner(answer: MapAnswer, cities: City[]): City {
   const { resolution, origin } = answer.grid;
@@ -118,6 +135,36 @@ describe('the explorer as a map, in headless Chromium', () => {
 
     // axe-core's WCAG 2.1 A and AA rules on the map view.
     expect(await axeViolations(page)).toEqual([]);
+
+    // Zoomed to the city's ecoregion: the map asks for that region's cells only, paints them
+    // larger, reads them as the API answers them, and names the region; then the whole map again.
+    const wholePixels = await paintedPixels(page);
+    const withValues = (a: MapAnswer) => a.values.median!.filter((v) => v !== null).length;
+    const regionId = (await api<{ properties: { region: number } }>(`/api/city/${city.id}/`)).properties.region;
+    const regionName = (await api<{ properties: { level2_description: string } }>(`/api/region/${regionId}/`)).properties.level2_description;
+    const inRegion = await api<MapAnswer>(`/api/climate-data/map/RCP85/indicator/frost_days/?agg=10th,median,90th&dataset=NEX-GDDP&years=2031:2050&region=${regionId}`);
+    expect(withValues(inRegion)).toBeGreaterThan(0);
+    expect(withValues(inRegion)).toBeLessThan(withValue);
+    await page.getByLabel('Area').selectOption(String(regionId));
+    await poll(() => page.locator('#chart-title').textContent()).toBe(`Frost Days (days), median of the models, 2031-2050, RCP 8.5, NEX-GDDP, ${regionName}`);
+    expect(asked.filter((u) => u.includes('/api/climate-data/map/')).map((u) => new URL(u).searchParams.get('region'))).toEqual([String(regionId)]);
+    expect(new URL(page.url()).searchParams.get('map_area')).toBe(String(regionId));
+    expect(await page.locator('#chart-message').textContent()).toContain(`The map shows ${withValues(inRegion)} cell`);
+    expect(await page.getByRole('group', { name: `Map of the ecoregion ${regionName}` }).count()).toBe(1);
+    expect(await page.locator('#map-caption').textContent()).toMatch(new RegExp(`^Ecoregion ${regionName}: ecoregion outlines`));
+    const j = cellIndexAt(inRegion, city.geometry.coordinates[1], city.geometry.coordinates[0]);
+    expect(inRegion.values.median![j]).toBe(answer.values.median![i]);
+    await dot.focus();
+    await poll(() => page.locator('#map-readout').textContent()).toBe(`${cellText(inRegion, j, 'median')}; ${city.properties.name}, ${city.properties.admin}.`);
+    expect(await cellPixel(page, city.id)).toBe(rgb(colourOf(inRegion.color_scale, inRegion.values.median![j]!)));
+    // Each cell more than twice the area it had on the whole map (the region is about half as wide).
+    expect((await paintedPixels(page)) / withValues(inRegion)).toBeGreaterThan((2 * wholePixels) / withValue);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Area').selectOption('');
+    await poll(() => page.locator('#chart-message').textContent()).toContain(`The map shows ${withValue} cell`);
+    await poll(() => paintedPixels(page)).toBe(wholePixels);
+    expect(await page.getByRole('group', { name: 'Map of the contiguous United States' }).count()).toBe(1);
+    expect(await page.locator('#map-caption').textContent()).toMatch(/^Contiguous United States: ecoregion outlines/);
 
     // The change against the baseline: the diverging scale of the answer.
     await page.getByLabel('Show the change against a historic baseline').check();

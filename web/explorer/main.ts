@@ -36,6 +36,9 @@ const el = {
   mapYearsField: $('map-years-field'),
   mapYears: $<HTMLInputElement>('map-years'),
   mapStat: $<HTMLSelectElement>('map-stat'),
+  mapArea: $<HTMLSelectElement>('map-area'),
+  mapCaption: $('map-caption'),
+  mapCaptionArea: $('map-caption-area'),
   indicator: $<HTMLSelectElement>('indicator'),
   indicatorDescription: $('indicator-description'),
   params: $('indicator-params'),
@@ -122,6 +125,14 @@ const scenarios = () => datasetScenarios(state.dataset, datasets.find((d) => d.n
 
 /** The map view's scenario: the one chosen, else the dataset's last (its strongest forcing). */
 const mapScenario = (): string => state.map_scenario || scenarios().at(-1)!.name;
+/** The map view's ecoregion, or undefined for the contiguous US. */
+const mapArea = (): number | undefined => (state.map_area ? Number(state.map_area) : undefined);
+/** The map fitted to an ecoregion (or the contiguous US), its caption naming what it shows. */
+function zoom(map: MapHandle, region: number | undefined): void {
+  map.zoomTo(region);
+  const name = map.regions.find((r) => r.id === region)?.level2_description;
+  el.mapCaptionArea.textContent = name ? `Ecoregion ${name}` : 'Contiguous United States';
+}
 
 /** The indicator-dependent controls (parameters, aggregations, units) for state.indicator. */
 function renderIndicatorControls(): void {
@@ -188,6 +199,7 @@ function renderViewControls(): void {
   el.mapYearsField.hidden = state.map_level !== '';
   el.mapYears.value = state.map_years;
   el.mapStat.value = state.map_stat;
+  el.mapArea.value = state.map_area;
   el.windows.value = state.windows;
   el.relative.checked = state.relative_to !== '';
   el.baselineField.hidden = !el.relative.checked;
@@ -222,7 +234,7 @@ async function draw(): Promise<void> {
   if (cellsShown) {
     cellsShown = undefined;
     el.mapLegend.hidden = true;
-    void mapHandle?.then((m) => m.showCells(undefined, state.map_stat));
+    void mapHandle?.then((m) => (m.showCells(undefined, state.map_stat), zoom(m, undefined)));
   }
   if (state.city === undefined) {
     el.chartMessage.textContent = 'Choose a place: search for a city or click the map.';
@@ -333,18 +345,20 @@ async function drawCells(): Promise<void> {
     if (controller.signal.aborted) return;
     answer = fetched;
     cellsShown = { path, answer };
+    zoom(map, mapArea());
     map.showCells(answer, state.map_stat);
   } catch (err) {
     if (controller.signal.aborted) return;
     el.mapLegend.hidden = true;
-    void mapHandle?.then((m) => m.showCells(undefined, state.map_stat));
+    void mapHandle?.then((m) => (m.showCells(undefined, state.map_stat), zoom(m, mapArea())));
     return report(err);
   }
   const indicator = currentIndicator();
   if (!indicator) return;
   const label = yLabel(indicator, answer.units);
   const period = state.map_level ? `at ${state.map_level} °C of global warming` : state.map_years.replace(':', '-');
-  const title = `${label}, ${state.map_stat} of the models, ${period}, ${scenarios().find((sc) => sc.name === scenario)?.label ?? scenario}, ${state.dataset}`;
+  const area = el.mapArea.selectedOptions[0]?.value ? `, ${el.mapArea.selectedOptions[0].textContent}` : '';
+  const title = `${label}, ${state.map_stat} of the models, ${period}, ${scenarios().find((sc) => sc.name === scenario)?.label ?? scenario}, ${state.dataset}${area}`;
   renderLegend(el.mapLegend, answer, label);
   el.mapLegend.hidden = false;
   el.chartTitle.textContent = title;
@@ -447,13 +461,17 @@ function showMap(): Promise<MapHandle> {
   const drawn = renderMap(el.map, token, choose, el.mapReadout).then((map) => {
     // Also a place chosen while the map was loading.
     map.mark(state.city);
+    // The map view's areas: the ecoregions the map outlines, by name.
+    const regions = [...map.regions].sort((a, b) => a.level2_description.localeCompare(b.level2_description));
+    el.mapArea.replaceChildren(option('', 'the contiguous United States'), ...regions.map((r) => option(String(r.id), r.level2_description)));
+    el.mapArea.value = state.map_area;
     return map;
   });
   mapHandle = drawn;
   drawn.catch((err: unknown) => {
     mapShown = false;
     mapHandle = undefined;
-    report(err, $('map-caption'));
+    report(err, el.mapCaption);
   });
   return drawn;
 }
@@ -603,6 +621,10 @@ el.mapYears.addEventListener('change', () => {
 });
 el.mapStat.addEventListener('change', () => {
   state.map_stat = el.mapStat.value;
+  update();
+});
+el.mapArea.addEventListener('change', () => {
+  state.map_area = el.mapArea.value;
   update();
 });
 el.timeAggregation.addEventListener('change', () => {

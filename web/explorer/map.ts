@@ -12,8 +12,11 @@ const WIDTH = 640;
 const HEIGHT = 400;
 const SVG = 'http://www.w3.org/2000/svg';
 
-interface RegionListItem {
+/** An ecoregion as /api/region/ lists it. */
+export interface RegionListItem {
   id: number;
+  level1_description: string;
+  level2_description: string;
 }
 
 /**
@@ -66,6 +69,8 @@ function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record
 
 /** The drawn map: what main.ts changes on it. */
 export interface MapHandle {
+  /** The ecoregions the map outlines, for the map view's choice of area. */
+  readonly regions: RegionListItem[];
   /** Marks the chosen city (and makes it where Tab enters the dots). */
   mark(city: number | undefined): void;
   /**
@@ -73,19 +78,60 @@ export interface MapHandle {
    * map); the pointer over a cell and the focus on a dot then read the cell in `readout`.
    */
   showCells(answer: MapAnswer | undefined, stat: string): void;
+  /**
+   * Draws the map again fitted to an ecoregion's bounding box (undefined: the contiguous US), so
+   * that a region's cells show at a size to read; the cells shown are painted again at that scale.
+   */
+  zoomTo(region: number | undefined): void;
 }
 
 /** Pixels of the cells' canvas per unit of the map's drawing: sharp on high-density screens. */
 const CELL_PIXELS = 2;
 
 /**
+ * The box of a region's coordinates, minlon,minlat,maxlon,maxlat, read as plane coordinates as the
+ * outlines are drawn: d3's geoBounds takes rings wound the other way than these GeoJSON files for
+ * the inside, and gave the whole globe.
+ */
+function planarBounds(feature: GeoPermissibleObjects): [number, number, number, number] {
+  const box: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  const walk = (c: unknown): void => {
+    if (!Array.isArray(c)) return;
+    if (typeof c[0] === 'number') {
+      const [lon, lat] = c as [number, number];
+      box[0] = Math.min(box[0], lon);
+      box[1] = Math.min(box[1], lat);
+      box[2] = Math.max(box[2], lon);
+      box[3] = Math.max(box[3], lat);
+      return;
+    }
+    for (const item of c) walk(item);
+  };
+  const geometry = (feature as { geometry?: { coordinates?: unknown; geometries?: { coordinates: unknown }[] } }).geometry;
+  walk(geometry?.coordinates ?? geometry?.geometries?.map((g) => g.coordinates));
+  return box;
+}
+
+/** The part of a box within the contiguous US's (the regions reach into Canada and Mexico, where the map has no cells). */
+const withinConus = ([w, s, e, n]: [number, number, number, number]): [number, number, number, number] => {
+  const box: [number, number, number, number] = [Math.max(w, CONUS[0]), Math.max(s, CONUS[1]), Math.min(e, CONUS[2]), Math.min(n, CONUS[3])];
+  return box[0] < box[2] && box[1] < box[3] ? box : CONUS;
+};
+
+/** The projection fitted to a box: its corners and the middle of its top edge (Albers bends it) within the drawing. */
+function fitted([w, s, e, n]: [number, number, number, number]) {
+  return geoAlbers().fitExtent([[8, 8], [WIDTH - 8, HEIGHT - 8]], { type: 'MultiPoint', coordinates: [[w, s], [e, s], [e, n], [w, n], [(w + e) / 2, n]] });
+}
+
+/**
  * The map: ecoregion outlines from /api/region/ and the cities with data as dots, in an Albers
- * equal-area projection of the contiguous US. A click on a dot picks that dot's city, a click
- * between dots the nearest city with data; from the keyboard the dots are one listbox
- * (web/explorer/mapKeyboard.ts) that Tab enters at the chosen city, else the most populous.
- * Nothing is fetched from other hosts (no tiles). With an indicator's map shown, the cells are
- * painted on a canvas placed in the drawing under the outlines (an SVG image of it), and the
- * pointer or the focused dot names the cell's value, its models and the nearest city in `readout`.
+ * equal-area projection of the contiguous US, or of one ecoregion's bounding box (zoomTo). A click
+ * on a dot picks that dot's city, a click between dots the nearest city with data; from the
+ * keyboard the dots are one listbox (web/explorer/mapKeyboard.ts) that Tab enters at the chosen
+ * city, else the most populous. Nothing is fetched from other hosts (no tiles). With an
+ * indicator's map shown, the cells are painted on a canvas placed in the drawing under the
+ * outlines (an SVG image of it), and the pointer or the focused dot names the cell's value, its
+ * models and the nearest city in `readout`.
  */
 export async function renderMap(container: HTMLElement, token: string, pick: (city: CityFeature) => void, readout: HTMLElement): Promise<MapHandle> {
   const [cities, list] = await Promise.all([
@@ -94,9 +140,7 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   ]);
   const regions = await Promise.all(list.results.map((r) => apiJson<GeoPermissibleObjects>(`/api/region/${r.id}/`, token)));
 
-  const [w, s, e, n] = CONUS;
-  const frame: GeoPermissibleObjects = { type: 'MultiPoint', coordinates: [[w, s], [e, s], [e, n], [w, n], [(w + e) / 2, n]] };
-  const projection = geoAlbers().fitExtent([[8, 8], [WIDTH - 8, HEIGHT - 8]], frame);
+  let projection = fitted(CONUS);
   // Planar drawing of the projected rings: the outlines' winding order does not matter then, and
   // nothing is clipped to the globe (the regions reach into Canada and Mexico; the SVG clips).
   const planar = geoTransform({
@@ -109,37 +153,50 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
 
   const svg = svgElement('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': 'Map of the contiguous United States' });
   const outlines = svgElement('g', { class: 'regions', 'aria-hidden': 'true' });
-  for (const region of regions) outlines.append(svgElement('path', { d: path(region) ?? '' }));
+  const outlinePaths = regions.map(() => svgElement('path', {}));
+  outlines.append(...outlinePaths);
   const cellImage = svgElement('image', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'cells', 'aria-hidden': 'true', preserveAspectRatio: 'none' });
   cellImage.style.display = 'none';
   svg.append(svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'sea', 'aria-hidden': 'true' }), cellImage, outlines);
 
-  const dots = svgElement('g', { class: 'cities', role: 'listbox', 'aria-label': 'Cities with climate data', 'aria-describedby': 'map-keys' });
-  const dotCity = new WeakMap<Element, CityFeature>();
-  const drawn: (Dot & { el: SVGCircleElement })[] = [];
-  // Painted from the least to the most populous: where dots overlap (a pixel is several km), the
-  // larger city's dot is the one seen on top, and the one a click on it picks.
-  for (const city of [...cities].sort((a, b) => a.properties.population - b.properties.population)) {
-    const p = projection(city.geometry.coordinates);
-    if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
-    const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
-    const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false', 'data-city': city.id });
-    // The title is the accessible name and the pointer's tooltip (an aria-label too would make
-    // Chromium read the title again as the description).
-    dot.append(Object.assign(svgElement('title', {}), { textContent: dotName(city) }));
-    dotCity.set(dot, city);
-    drawn.push({ city, x, y, el: dot });
-    dots.append(dot);
-  }
-  // Announced and walked west to east (Home, End), while painted by population.
-  const westToEast = [...drawn].sort((a, b) => a.x - b.x);
-  westToEast.forEach((d, i) => {
-    d.el.setAttribute('aria-posinset', String(i + 1));
-    d.el.setAttribute('aria-setsize', String(westToEast.length));
-  });
+  let dots = svgElement('g', {});
   const ring = svgElement('circle', { r: 9, class: 'focus-ring', 'aria-hidden': 'true' });
   svg.append(dots, ring);
-  const enterAt = mapKeyboard(dots, westToEast, ring, (i) => pick(westToEast[i]!.city));
+  const dotCity = new WeakMap<Element, CityFeature>();
+  let drawn: (Dot & { el: SVGCircleElement })[] = [];
+  let westToEast: typeof drawn = [];
+  let enterAt: (entry: number) => void = () => {};
+  let marked: number | undefined;
+  /** The outlines and the dots of the cities inside the drawing, where the projection puts them. */
+  const layout = () => {
+    regions.forEach((region, k) => outlinePaths[k]!.setAttribute('d', path(region) ?? ''));
+    const next = svgElement('g', { class: 'cities', role: 'listbox', 'aria-label': 'Cities with climate data', 'aria-describedby': 'map-keys' });
+    drawn = [];
+    // Painted from the least to the most populous: where dots overlap (a pixel is several km), the
+    // larger city's dot is the one seen on top, and the one a click on it picks.
+    for (const city of [...cities].sort((a, b) => a.properties.population - b.properties.population)) {
+      const p = projection(city.geometry.coordinates);
+      if (!p || p[0] < 0 || p[0] > WIDTH || p[1] < 0 || p[1] > HEIGHT) continue;
+      const [x, y] = [Number(p[0].toFixed(1)), Number(p[1].toFixed(1))];
+      const dot = svgElement('circle', { cx: x, cy: y, r: 5, role: 'option', 'aria-selected': 'false', 'data-city': city.id });
+      // The title is the accessible name and the pointer's tooltip (an aria-label too would make
+      // Chromium read the title again as the description).
+      dot.append(Object.assign(svgElement('title', {}), { textContent: dotName(city) }));
+      dotCity.set(dot, city);
+      drawn.push({ city, x, y, el: dot });
+      next.append(dot);
+    }
+    // Announced and walked west to east (Home, End), while painted by population.
+    westToEast = [...drawn].sort((a, b) => a.x - b.x);
+    westToEast.forEach((d, i) => {
+      d.el.setAttribute('aria-posinset', String(i + 1));
+      d.el.setAttribute('aria-setsize', String(westToEast.length));
+    });
+    dots.replaceWith(next);
+    dots = next;
+    ring.classList.remove('shown');
+    enterAt = mapKeyboard(dots, westToEast, ring, (i) => pick(westToEast[i]!.city));
+  };
   let cells: { answer: MapAnswer; stat: string } | undefined;
   /** Where the readout last looked: read again when the map's cells change under it. */
   let looked: { x: number; y: number; city?: CityFeature } | undefined;
@@ -179,14 +236,24 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
   const canvas = document.createElement('canvas');
   canvas.width = WIDTH * CELL_PIXELS;
   canvas.height = HEIGHT * CELL_PIXELS;
+  const paint = () => {
+    if (!cells) return;
+    paintCells(canvas, cells.answer, cells.stat, (lon, lat) => projection([lon, lat]), CELL_PIXELS);
+    cellImage.setAttribute('href', canvas.toDataURL('image/png'));
+  };
+  const mark = (id: number | undefined) => {
+    marked = id;
+    const at = westToEast.findIndex((d) => d.city.id === id);
+    for (const [i, d] of westToEast.entries()) d.el.setAttribute('aria-selected', String(i === at));
+    // The most populous city is painted last.
+    enterAt(at >= 0 ? at : westToEast.indexOf(drawn.at(-1)!));
+  };
+  let zoomed: number | undefined;
+  layout();
 
   return {
-    mark(id) {
-      const at = westToEast.findIndex((d) => d.city.id === id);
-      for (const [i, d] of westToEast.entries()) d.el.setAttribute('aria-selected', String(i === at));
-      // The most populous city is painted last.
-      enterAt(at >= 0 ? at : westToEast.indexOf(drawn.at(-1)!));
-    },
+    regions: list.results,
+    mark,
     showCells(answer, stat) {
       cells = answer ? { answer, stat } : undefined;
       svg.classList.toggle('with-cells', answer !== undefined);
@@ -197,10 +264,21 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
         cellImage.style.display = 'none';
         return;
       }
-      paintCells(canvas, answer, stat, (lon, lat) => projection([lon, lat]), CELL_PIXELS);
-      cellImage.setAttribute('href', canvas.toDataURL('image/png'));
+      paint();
       cellImage.style.display = '';
       if (looked) describe(looked.x, looked.y, looked.city);
+    },
+    zoomTo(region) {
+      const feature = region === undefined ? undefined : regions[list.results.findIndex((r) => r.id === region)];
+      if (zoomed === region) return;
+      zoomed = region;
+      projection = fitted(feature ? withinConus(planarBounds(feature)) : CONUS);
+      const name = feature ? list.results.find((r) => r.id === region)!.level2_description : undefined;
+      svg.setAttribute('aria-label', name ? `Map of the ecoregion ${name}` : 'Map of the contiguous United States');
+      layout();
+      mark(marked);
+      looked = undefined;
+      paint();
     },
   };
 }

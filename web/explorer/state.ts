@@ -20,6 +20,8 @@ export interface ViewState {
   params: Record<string, string>;
   /** The map view's scenario ('' for the dataset's last), span of years, warming level ('' for the years) and statistic. */
   map_scenario: string;
+  /** The map view's ecoregion (its id; '' for every cell of the contiguous US): the map asks for its cells and zooms to it. */
+  map_area: string;
   map_years: string;
   map_level: string;
   map_stat: string;
@@ -61,7 +63,7 @@ export const STATISTICS = ['10th', 'median', '90th'] as const;
 
 export const DEFAULT_WINDOWS = '1971:2000,2021:2050,2041:2070,2071:2100';
 export const DEFAULT_MAP_YEARS = '2041:2070';
-const OWN_KEYS = new Set(['city', 'view', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to', 'map_scenario', 'map_years', 'map_level', 'map_stat']);
+const OWN_KEYS = new Set(['city', 'view', 'indicator', 'dataset', 'time_aggregation', 'windows', 'units', 'relative_to', 'map_scenario', 'map_years', 'map_level', 'map_stat', 'map_area']);
 const VIEWS: ViewState['view'][] = ['time', 'warming_level', 'map'];
 
 export function stateFromQuery(query: string): ViewState {
@@ -80,6 +82,7 @@ export function stateFromQuery(query: string): ViewState {
     relative_to: q.get('relative_to') ?? '',
     params,
     map_scenario: q.get('map_scenario') ?? '',
+    map_area: /^\d+$/.test(q.get('map_area') ?? '') ? q.get('map_area')! : '',
     map_years: q.get('map_years') ?? DEFAULT_MAP_YEARS,
     map_level: q.get('map_level') ?? '',
     map_stat: (STATISTICS as readonly string[]).includes(q.get('map_stat') ?? '') ? q.get('map_stat')! : 'median',
@@ -101,6 +104,7 @@ export function queryFromState(s: ViewState): string {
     if (s.map_level) q.set('map_level', s.map_level);
     else q.set('map_years', s.map_years);
     q.set('map_stat', s.map_stat);
+    if (s.map_area) q.set('map_area', s.map_area);
   }
   for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
   return q.toString();
@@ -115,6 +119,7 @@ export function mapPath(s: ViewState, scenario: string): string {
   const q = new URLSearchParams({ agg: STATISTICS.join(','), dataset: s.dataset });
   if (s.map_level) q.set('warming_level', s.map_level);
   else q.set('years', s.map_years);
+  if (s.map_area) q.set('region', s.map_area);
   if (s.units) q.set('units', s.units);
   if (s.relative_to) q.set('relative_to', s.relative_to);
   for (const [k, v] of Object.entries(s.params)) if (v !== '') q.set(k, v);
