@@ -21,6 +21,12 @@ export function citySearch(input: HTMLInputElement, list: HTMLElement, token: ()
     controller = new AbortController();
     try {
       const answer = await apiJson<CityPage>(`/api/city/?search=${encodeURIComponent(text.trim())}&ordering=-population&page_size=10`, t, controller.signal);
+      // The answer to the last words typed may come after the user moved to a match of earlier
+      // ones (ArrowDown): the focus stays on that city's button, or at its place in the list,
+      // instead of falling to the page with the old buttons (Enter then picked nothing).
+      const buttons = [...list.querySelectorAll('button')];
+      const focused = buttons.indexOf(document.activeElement as HTMLButtonElement);
+      const focusedCity = focused >= 0 ? buttons[focused]!.dataset.city : undefined;
       list.replaceChildren(
         ...answer.features.map((city) => {
           const li = document.createElement('li');
@@ -29,6 +35,7 @@ export function citySearch(input: HTMLInputElement, list: HTMLElement, token: ()
           const note = document.createElement('span');
           note.className = 'note';
           note.textContent = city.properties.datasets.length > 0 ? ` (climate data: ${city.properties.datasets.join(', ')})` : ' (no climate data)';
+          button.dataset.city = String(city.id);
           button.append(cityName(city), note);
           button.addEventListener('click', () => {
             list.replaceChildren();
@@ -43,6 +50,10 @@ export function citySearch(input: HTMLInputElement, list: HTMLElement, token: ()
         const li = document.createElement('li');
         li.textContent = 'No city matches.';
         list.append(li);
+      }
+      if (focused >= 0) {
+        const now = [...list.querySelectorAll('button')];
+        (now.find((b) => b.dataset.city === focusedCity) ?? now[Math.min(focused, now.length - 1)] ?? input).focus();
       }
     } catch (err) {
       if ((err as Error).name !== 'AbortError') fail(err);
