@@ -38,10 +38,11 @@ const legend = (page: Page) =>
   page.locator('#map-legend li').evaluateAll((items) => items.map((li) => [getComputedStyle(li.querySelector('.swatch')!).backgroundColor, li.textContent ?? '']));
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})`;
 
-/** The pixel of the painted cells under a city's dot: the canvas image the map drew, read back in the page. */
-async function cellPixel(page: Page, cityId: number): Promise<string> {
-  const dot = page.locator(`#map circle[data-city="${cityId}"]`);
-  const [cx, cy] = [Number(await dot.getAttribute('cx')), Number(await dot.getAttribute('cy'))];
+/**
+ * The map's cell image (the canvas the map drew) read back in the page: how many of its pixels are
+ * painted, and the colour at (x, y) of the drawing.
+ */
+function readCells(page: Page, [x, y]: [number, number] = [0, 0]): Promise<{ painted: number; pixel: string }> {
   return page.locator('#map image.cells').evaluate(async (image, [x, y]) => {
     const img = new Image();
     img.src = image.getAttribute('href')!;
@@ -51,28 +52,23 @@ async function cellPixel(page: Page, cityId: number): Promise<string> {
     canvas.height = img.height;
     const ctx = canvas.getContext('2d')!;
     ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    let painted = 0;
+    for (let k = 3; k < data.length; k += 4) if (data[k]! > 0) painted++;
     const scale = img.width / 640;
-    const [r, g, b] = ctx.getImageData(Math.round(x! * scale), Math.round(y! * scale), 1, 1).data;
-    return `rgb(${r}, ${g}, ${b})`;
-  }, [cx, cy]);
+    const at = 4 * (Math.round(y! * scale) * img.width + Math.round(x! * scale));
+    return { painted, pixel: `rgb(${data[at]}, ${data[at + 1]}, ${data[at + 2]})` };
+  }, [x, y]);
+}
+
+/** The pixel of the painted cells under a city's dot. */
+async function cellPixel(page: Page, cityId: number): Promise<string> {
+  const dot = page.locator(`#map circle[data-city="${cityId}"]`);
+  return (await readCells(page, [Number(await dot.getAttribute('cx')), Number(await dot.getAttribute('cy'))])).pixel;
 }
 
 /** How many pixels of the map's cell image are painted. */
-const paintedPixels = (page: Page) =>
-  page.locator('#map image.cells').evaluate(async (image) => {
-    const img = new Image();
-    img.src = image.getAttribute('href')!;
-    await img.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = img.width;
-    canvas.height = img.height;
-    const ctx = canvas.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const data = ctx.getImageData(0, 0, img.width, img.height).data;
-    let n = 0;
-    for (let k = 3; k < data.length; k += 4) if (data[k]! > 0) n++;
-    return n;
-  });
+const paintedPixels = async (page: Page) => (await readCells(page)).painted;
 
 /** A city with data whose coordinates lie well inside its map cell (the pointer and the pixel are then that cell's). */
 function inner(answer: MapAnswer, cities: City[]): City {
