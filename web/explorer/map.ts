@@ -269,12 +269,11 @@ export async function renderMap(container: HTMLElement, token: string, pick: (ci
       if (looked) describe(looked.x, looked.y, looked.city);
     },
     zoomTo(region) {
-      const feature = region === undefined ? undefined : regions[list.results.findIndex((r) => r.id === region)];
       if (zoomed === region) return;
       zoomed = region;
-      projection = fitted(feature ? withinConus(planarBounds(feature)) : CONUS);
-      const name = feature ? list.results.find((r) => r.id === region)!.level2_description : undefined;
-      svg.setAttribute('aria-label', name ? `Map of the ecoregion ${name}` : 'Map of the contiguous United States');
+      const k = region === undefined ? -1 : list.results.findIndex((r) => r.id === region);
+      projection = fitted(k >= 0 ? withinConus(planarBounds(regions[k]!)) : CONUS);
+      svg.setAttribute('aria-label', k >= 0 ? `Map of the ecoregion ${list.results[k]!.level2_description}` : 'Map of the contiguous United States');
       layout();
       mark(marked);
       looked = undefined;
