@@ -586,6 +586,21 @@ describe('the runner is a process of its own', { timeout: LONG }, () => {
       f.close();
     }
   });
+
+  it("counts a NetCDF area's whole rectangle against EXPORT_MAX_VALUES, and says that Parquet holds only the cells with data", async () => {
+    const area = { dataset: DATASET, scenarios: ['ssp245'], years: '2050', variables: ['tasmax'], area: { city: NYC } };
+    const inParquet = await valuesOf({ ...area, format: 'parquet' });
+    const inNetcdf = await valuesOf({ ...area, format: 'netcdf' });
+    expect(inNetcdf).toBeGreaterThan(inParquet);
+    const limited = await testApp({ ...THROTTLE, EXPORT_MAX_VALUES: String(inParquet) });
+    const res = await request(limited.app).post('/api/export/').set(auth(limited.token)).send({ ...area, format: 'netcdf' }).expect(400);
+    const m = /As NetCDF the area is its rectangle of ([\d,]+) grid cells, ([\d,]+) of them with data; Parquet or CSV hold only those \(within the limit\)\./.exec(res.body.detail as string);
+    expect(m, res.body.detail).not.toBeNull();
+    const [rectangle, cells] = [m![1]!, m![2]!].map((n) => Number(n.replaceAll(',', '')));
+    expect(inNetcdf * cells).toBe(inParquet * rectangle);
+    const job = await exported({ ...area, format: 'parquet' }, limited);
+    expect(job.values).toBe(inParquet);
+  });
 });
 
 describe('the file download', { timeout: LONG }, () => {

@@ -128,10 +128,18 @@ export async function planExport(deps: PlanDeps, body: ExportBody): Promise<Expo
   const where = body.area ? await areaOf(deps, dataset, body.area, names) : placesOf(catalog, dataset, body.locations!);
   const cellIds = where.kind === 'area' ? where.cells.map((c) => c.cellId) : [...new Set(where.locations.map((l) => l.cellId))];
   const withData = await modelsWithData(deps.queries, catalog.dataDir, dataset.name, scenarios, cellIds, body.models !== undefined);
-  const places = where.kind === 'area' ? where.cells.length : where.locations.length;
+  // A NetCDF area is a (lat, lon) rectangle: it holds every grid position of it, FILL where there are no data.
+  const rectangle = where.kind === 'area' && body.format === 'netcdf' ? (where.rows[1] - where.rows[0] + 1) * (where.cols[1] - where.cols[0] + 1) : undefined;
+  const places = rectangle ?? (where.kind === 'area' ? where.cells.length : where.locations.length);
   const values = withData.scenarios.reduce((n, s) => n + perModelPlace.get(s.name)! * s.models.length, 0) * places;
   if (values > deps.maxValues) {
-    throw badRequest(`This export holds up to ${values.toLocaleString('en-US')} values; the limit is ${deps.maxValues.toLocaleString('en-US')} (EXPORT_MAX_VALUES). Ask for fewer models, years, scenarios, ${what.kind} or ${where.kind === 'area' ? 'a smaller area' : 'locations'}, or split it.`);
+    const sparse =
+      rectangle !== undefined && where.kind === 'area' && rectangle > where.cells.length
+        ? ` As NetCDF the area is its rectangle of ${rectangle.toLocaleString('en-US')} grid cells, ${where.cells.length.toLocaleString('en-US')} of them with data; Parquet or CSV hold only those (${(values / rectangle) * where.cells.length > deps.maxValues ? 'still over the limit' : 'within the limit'}).`
+        : '';
+    throw badRequest(
+      `This export holds up to ${values.toLocaleString('en-US')} values; the limit is ${deps.maxValues.toLocaleString('en-US')} (EXPORT_MAX_VALUES). Ask for fewer models, years, scenarios, ${what.kind} or ${where.kind === 'area' ? 'a smaller area' : 'locations'}, or split it.${sparse}`,
+    );
   }
   const allSkipped = [...skipped, ...withData.skipped];
   return {
