@@ -596,7 +596,9 @@ describe('the runner is a process of its own', { timeout: LONG }, () => {
     const res = await request(limited.app).post('/api/export/').set(auth(limited.token)).send({ ...area, format: 'netcdf' }).expect(400);
     const m = /As NetCDF the area is its rectangle of ([\d,]+) grid cells, ([\d,]+) of them with data; Parquet or CSV hold only those \(within the limit\)\./.exec(res.body.detail as string);
     expect(m, res.body.detail).not.toBeNull();
-    const [rectangle, cells] = [m![1]!, m![2]!].map((n) => Number(n.replaceAll(',', '')));
+    const count = (text: string) => Number(text.replaceAll(',', ''));
+    const rectangle = count(m![1]!);
+    const cells = count(m![2]!);
     expect(inNetcdf * cells).toBe(inParquet * rectangle);
     const job = await exported({ ...area, format: 'parquet' }, limited);
     expect(job.values).toBe(inParquet);
