@@ -57,10 +57,10 @@ function globals(catalog: Catalog, job: ExportJob, scenario: ExportPlan['scenari
 }
 
 /** Runs `work` on an open NetCDF file: closed whole when it ends, closed as it is when it fails. */
-async function written(writer: NetcdfFile, work: () => Promise<void>): Promise<void> {
+async function written(writer: NetcdfFile, work: () => Promise<void>, filled: (fraction: number) => void): Promise<void> {
   try {
     await work();
-    await writer.close();
+    await writer.close(filled);
   } catch (err) {
     // The file is removed: what matters is why it stopped.
     await writer.abandon().catch(() => undefined);
@@ -112,23 +112,28 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       /** This file's part of the job's progress, 0..1: 0.9 while it is written, 0.99 while it is hashed and synced, 1 once renamed whole. */
       const progress = (fraction: number) => store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, fraction) * 0.9) / plan.scenarios.length) }));
       const units = plan.what.kind === 'indicators' ? Math.max(1, Math.ceil(places.cellIds.length / MOST_CELLS)) * plan.what.indicators.length * scenario.models.length : places.cellIds.length;
+      // A NetCDF area's series without data (its rectangle's cells outside the area) are written as
+      // FILL at the end: their share of the file's series is the last share of its progress.
+      const withData = places.cellIds.length / Math.max(1, places.size);
+      const share = plan.format === 'netcdf' && plan.where.kind === 'area' && withData < 1 ? withData : 1;
       let done = 0;
       const step = async () => {
         stillWanted();
-        progress(++done / Math.max(1, units));
+        progress((++done / Math.max(1, units)) * share);
       };
+      const filled = (fraction: number) => progress(share + (1 - share) * fraction);
       const flushing = flushWhileWriting(partial);
       try {
         if (plan.what.kind === 'variables' && plan.format !== 'netcdf') {
           await writeRawTable(queries, catalog.dataDir, plan, scenario, plan.format, partial, progress, abort.signal);
         } else if (plan.what.kind === 'variables') {
           const writer = await openNetcdfThread(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: rawNetcdfHeaders(plan, scenario) });
-          await written(writer, () => writeRawNetcdf(catalog.dataDir, queries, plan, scenario, places, writer, step, abort.signal));
+          await written(writer, () => writeRawNetcdf(catalog.dataDir, queries, plan, scenario, places, writer, step, abort.signal), filled);
         } else {
           const found = await collectIndicatorRows(catalog, queries, plan, scenario, places, step);
           if (plan.format === 'netcdf') {
             const writer = await openNetcdfThread(partial, { globals: globals(catalog, job, scenario), models: scenario.models, where: places.where, variables: indicatorNetcdfHeaders(found) });
-            await written(writer, () => writeIndicatorNetcdf(queries, found, places, writer, abort.signal));
+            await written(writer, () => writeIndicatorNetcdf(queries, found, places, writer, abort.signal), filled);
           } else {
             await writeIndicatorTable(queries, plan, scenario, found, places, plan.format, partial, abort.signal);
           }

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../threads.js';
 import type { NetcdfHeader } from './netcdfWriter.js';
-import type { NetcdfMessage, NetcdfReply } from './netcdfWorker.js';
+import type { NetcdfFilling, NetcdfMessage, NetcdfReply } from './netcdfWorker.js';
 
 /**
  * An export's NetCDF file, written by a thread of its own (netcdfWorker.ts): the HDF5 library's
@@ -14,8 +14,8 @@ export interface NetcdfFile {
   writeSeries(variable: number, model: number, position: number, values: Float32Array | Float64Array): Promise<void>;
   /** Positions per model: the rectangle's cells or the locations. */
   readonly positions: number;
-  /** Writes FILL where no series was written, and closes the file. */
-  close(): Promise<void>;
+  /** Writes FILL where no series was written, and closes the file; `filled` hears the share of that filling done, 0..1. */
+  close(filled?: (fraction: number) => void): Promise<void>;
   /** Closes the file as it is (the export stopped). */
   abandon(): Promise<void>;
 }
@@ -36,7 +36,9 @@ export async function openNetcdfThread(file: string, header: NetcdfHeader): Prom
   let inFlight = 0;
   let failed: Error | undefined;
   let exited = false;
-  const onReply = (reply: NetcdfReply) => {
+  let onFilling: ((fraction: number) => void) | undefined;
+  const onReply = (reply: NetcdfReply | NetcdfFilling) => {
+    if (typeof reply === 'object' && 'filled' in reply) return onFilling?.(reply.of === 0 ? 1 : reply.filled / reply.of);
     const p = pending.shift();
     if (!p) return;
     inFlight -= p.bytes;
@@ -95,7 +97,10 @@ export async function openNetcdfThread(file: string, header: NetcdfHeader): Prom
       while (inFlight > IN_FLIGHT_BYTES && pending.length > 0) await pending[0]!.done;
       if (failed) throw failed;
     },
-    close: () => last('close'),
+    close: (filled) => {
+      onFilling = filled;
+      return last('close');
+    },
     abandon: () => last('abandon'),
   };
 }

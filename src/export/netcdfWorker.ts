@@ -12,6 +12,8 @@ export type NetcdfMessage =
   | { type: 'close' | 'abandon' };
 
 export type NetcdfReply = { ok: true } | { ok: false; error: string };
+/** While a close fills the series without data: how far it is (not a reply; close's reply follows). */
+export type NetcdfFilling = { filled: number; of: number };
 
 const port = parentPort!;
 let writer: NetcdfSeriesWriter | undefined;
@@ -31,7 +33,7 @@ async function handle(m: NetcdfMessage): Promise<void> {
   if (m.type === 'series') return writer.writeSeries(m.variable, m.model, m.position, m.values);
   const open = writer;
   writer = undefined;
-  if (m.type === 'close') open.close();
+  if (m.type === 'close') open.close((filled, of) => port.postMessage({ filled, of } satisfies NetcdfFilling));
   else open.abandon();
 }
 

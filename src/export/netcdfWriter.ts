@@ -50,6 +50,9 @@ function text(o: Attributed, name: string, value: string) {
   o.create_attribute(name, value, null, `A${Math.max(1, Buffer.byteLength(value))}`);
 }
 
+
+/** How often close() says how far its filling is. */
+const FILL_REPORT_MS = 1000;
 /** An open file whose coordinates are written and whose data variables receive their series. */
 export interface NetcdfSeriesWriter {
   /**
@@ -59,8 +62,11 @@ export interface NetcdfSeriesWriter {
   writeSeries(variable: number, model: number, position: number, values: Float32Array | Float64Array): void;
   /** Positions per model: the rectangle's cells or the locations. */
   readonly positions: number;
-  /** Writes FILL where no series was written, and closes the file. */
-  close(): void;
+  /**
+   * Writes FILL where no series was written, and closes the file; `filled` hears how many of the
+   * series to fill are done (at most about once a second, and at the end).
+   */
+  close(filled?: (done: number, total: number) => void): void;
   /** Closes the file as it is (an export that stopped: the file is removed). */
   abandon(): void;
 }
@@ -152,14 +158,25 @@ function writeHeader(f: H5File, header: NetcdfHeader): NetcdfSeriesWriter {
     // A chunk never written reads as HDF5's own fill value (0), not as _FillValue: every series
     // without data (a cell of the rectangle outside the area, a model without data there) is
     // written as FILL, which deflates to almost nothing.
-    close() {
+    close(filled) {
       try {
+        // A sparse area's rectangle can hold far more series to fill than with data: minutes of work.
+        const total = datasets.reduce((n, { written }) => n + written.length - written.reduce((m, w) => m + w, 0), 0);
+        let done = 0;
+        let told = Date.now();
         datasets.forEach(({ steps, wide, written }, variable) => {
           const fill = (wide ? new Float64Array(steps) : new Float32Array(steps)).fill(FILL);
           written.forEach((w, k) => {
-            if (!w) write(variable, Math.floor(k / (ny * nx)), k % (ny * nx), fill);
+            if (w) return;
+            write(variable, Math.floor(k / (ny * nx)), k % (ny * nx), fill);
+            done++;
+            if (filled && Date.now() - told >= FILL_REPORT_MS) {
+              told = Date.now();
+              filled(done, total);
+            }
           });
         });
+        filled?.(done, total);
       } finally {
         f.close();
       }
