@@ -50,9 +50,9 @@ function text(o: Attributed, name: string, value: string) {
   o.create_attribute(name, value, null, `A${Math.max(1, Buffer.byteLength(value))}`);
 }
 
-
 /** How often close() says how far its filling is. */
 const FILL_REPORT_MS = 1000;
+
 /** An open file whose coordinates are written and whose data variables receive their series. */
 export interface NetcdfSeriesWriter {
   /**
