@@ -142,6 +142,21 @@ describe('make ingest: the sample NetCDF folders through the API', () => {
     expect(JSON.stringify(mapCell.body)).toContain('NEX-GDDP');
   });
 
+  it("writes the ingested cells' rows of the map files again: a map of the files' box is the point endpoint's, cells that gained data included", async () => {
+    const ofBox = (app: TestApp) => get(app, '/api/climate-data/map/RCP85/indicator/average_high_temperature/?years=2052&agg=median,max&models=ACCESS1-0&bbox=-74.75,40.25,-73,41.25');
+    const m = (await ofBox(after).expect(200)).body;
+    const newark = before.catalog.cities.filter((c) => c.lat > 40.25 && c.lat < 41.25 && c.lon > -74.75 && c.lon < -73 && !c.datasets.includes('NEX-GDDP')).sort((a, b) => b.population - a.population)[0]!;
+    expect(m.cells.id).toContain(cityCell(after, newark.id, 'NEX-GDDP').cellId);
+    expect(m.cells.id).toContain(cityCell(after, NYC, 'NEX-GDDP').cellId);
+    for (let i = 0; i < m.cells.id.length; i++) {
+      const point = await get(after, `/api/climate-data/${m.cells.lat[i]}/${m.cells.lon[i]}/RCP85/indicator/average_high_temperature/?time_aggregation=window&windows=2052:2052&agg=median,max&models=ACCESS1-0`).expect(200);
+      const want = point.body.data['2052-2052'];
+      expect([m.values.median[i], m.values.max[i]], `cell ${m.cells.id[i]}`).toEqual([want.median, want.max]);
+    }
+    // Each file holds the cells it was written for: every cell of the box that has data.
+    expect(m.models.every((n: number) => n === 1)).toBe(true);
+  });
+
   it('says in the dataset description that ingested cells hold model output', async () => {
     const before_ = await get(before, '/api/dataset/NEX-GDDP/').expect(200);
     const res = await get(after, '/api/dataset/NEX-GDDP/').expect(200);

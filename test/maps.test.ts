@@ -3,15 +3,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { fromArrayBuffer } from 'geotiff';
+import { openDuckDB } from '../src/db/duckdb.js';
+import { sqlString } from '../src/db/sqlFiles.js';
 import { INDICATORS } from '../src/indicators/metadata.js';
 import { hasColourScale } from '../src/maps/colourScale.js';
 import { scenarioModels } from '../src/reference/datasetContents.js';
 import { GRIDS } from '../src/reference/grids.js';
 import { TEST_BUILD } from './global-setup.js';
 import { testApp, type TestApp } from './helpers.js';
+import { copyOfTestData } from './ingest-support.js';
 import { WARMING_BUILD } from './support/warmingBuild.js';
 
 /**
@@ -388,12 +391,76 @@ describe('errors', () => {
     expect(res.body.detail).toMatch(/This map has 12 cells whose values must be computed from the days .*the limit is 3 \(MAP_MAX_DAY_CELLS\).*export/);
     const fromSummaries = await getOn(small, '/api/climate-data/map/RCP85/indicator/percentile_high_temperature/?years=2050').expect(200);
     expect(fromSummaries.body.cells.id).toHaveLength(12);
-    // Indicators that reduce the days whatever their parameters: humid heat, and the threshold counts.
-    const humid = await getOn(small, '/api/climate-data/map/ssp585/indicator/max_heat_index/?years=2050&dataset=NEX-GDDP-CMIP6').expect(400);
+    // Humid heat reduces the days whatever its parameters: its default map is read from the map files, others are limited; so are the threshold counts.
+    await getOn(small, '/api/climate-data/map/ssp585/indicator/max_heat_index/?years=2050&dataset=NEX-GDDP-CMIP6').expect(200);
+    const humid = await getOn(small, '/api/climate-data/map/ssp585/indicator/max_heat_index/?years=2050&dataset=NEX-GDDP-CMIP6&units=C').expect(400);
     expect(humid.body.detail).toMatch(/This map has 10 cells .*MAP_MAX_DAY_CELLS/);
     await getOn(small, '/api/climate-data/map/RCP85/indicator/max_temperature_threshold/?years=2050&threshold=70&threshold_units=F&threshold_comparator=gte').expect(400);
     for (const name of ['frost_days', 'max_consecutive_dry_days', 'extreme_heat_events', 'max_nday_precipitation']) await getOn(small, `/api/climate-data/map/RCP85/indicator/${name}/?years=2050`).expect(200);
     // Within the limit, the days are read.
     await getOn(small, `/api/climate-data/map/RCP85/indicator/percentile_high_temperature/?years=2050&percentile=90&bbox=-74.05,40.6,-73.95,40.7`).expect(200);
+  });
+});
+
+/** The map file of an indicator in a build (one per key; the build writes the default's). */
+function mapFileOf(dataDir: string, dataset: string, scenario: string, name: string): string {
+  const dir = path.join(dataDir, 'maps', dataset, scenario);
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith(`${name}-`) && f.endsWith('.parquet'));
+  expect(files, `${dir}: ${name}`).toHaveLength(1);
+  return path.join(dir, files[0]!);
+}
+
+/** Runs `sql` with $file the map file, rewriting it from its own rows. */
+async function rewriteMapFile(file: string, select: string) {
+  const db = await openDuckDB({ threads: 1, memoryLimit: '256MB' });
+  const conn = await db.connect();
+  try {
+    await conn.run(`COPY (${select.replaceAll('$file', sqlString(file))}) TO ${sqlString(`${file}.new`)} (FORMAT parquet)`);
+    fs.renameSync(`${file}.new`, file);
+  } finally {
+    conn.closeSync();
+    await db.close();
+  }
+}
+
+describe('the map files: what a map at the default parameters reads', () => {
+  const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-map-files-'));
+  afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+
+  it('the build has one per built scenario of every indicator with default parameters', () => {
+    const withDefaults = INDICATORS.filter((m) => !m.parameters.some((p) => p.name === 'threshold'));
+    const dataDir = inject('dataDir');
+    for (const dataset of ['NEX-GDDP', 'NEX-GDDP-CMIP6']) {
+      // NEX-GDDP has no humid-heat variables.
+      const names = withDefaults.filter((m) => dataset === 'NEX-GDDP-CMIP6' || m.variables.every((v) => ['tasmax', 'tasmin', 'pr'].includes(v)));
+      const scenarios = fs.readdirSync(path.join(dataDir, 'climate', dataset));
+      expect(scenarios).toContain('historical');
+      for (const scenario of scenarios) for (const meta of names) mapFileOf(dataDir, dataset, scenario, meta.name);
+      expect(fs.readdirSync(path.join(dataDir, 'maps', dataset, scenarios[0]!))).toHaveLength(names.length);
+    }
+  });
+
+  it("are read: a changed file changes the map; a cell missing from it is computed, and counts against MAP_MAX_DAY_CELLS", async () => {
+    const dataDir = copyOfTestData(tmpRoot, 'build');
+    const fresh = await testApp({ ...LIMITS, MAP_MAX_DAY_CELLS: '3' }, dataDir);
+    const url = '/api/climate-data/map/RCP85/indicator/frost_days/?years=2050:2052&agg=median';
+    const before = (await getOn(fresh, url).expect(200)).body as MapBody;
+    const [changed, missing] = before.cells.id;
+    const frost = mapFileOf(dataDir, 'NEX-GDDP', 'RCP85', 'frost_days');
+    await rewriteMapFile(frost, `SELECT cell_id, model, year, CASE WHEN cell_id = ${changed} THEN value + 1000 ELSE value END AS value FROM read_parquet($file) WHERE cell_id <> ${missing} ORDER BY ALL`);
+    const after = (await getOn(fresh, url).expect(200)).body as MapBody;
+    expect(after.values.median![0]).toBeCloseTo(before.values.median![0]! + 1000, 9);
+    expect(after.values.median![1]).toBe(before.values.median![1]);
+    expect(after.values.median!.slice(2)).toEqual(before.values.median!.slice(2));
+
+    // Humid heat reads the days: its map is answered while the cells to compute are within the limit.
+    const humidUrl = '/api/climate-data/map/ssp585/indicator/max_heat_index/?years=2050&dataset=NEX-GDDP-CMIP6';
+    const humid = mapFileOf(dataDir, 'NEX-GDDP-CMIP6', 'ssp585', 'max_heat_index');
+    const whole = (await getOn(fresh, humidUrl).expect(200)).body as MapBody;
+    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 3).join(',')}) ORDER BY ALL`);
+    expect(((await getOn(fresh, humidUrl).expect(200)).body as MapBody).values).toEqual(whole.values);
+    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 4).join(',')}) ORDER BY ALL`);
+    const refused = await getOn(fresh, humidUrl).expect(400);
+    expect(refused.body.detail).toMatch(/^This map has 4 cells whose values must be computed from the days .*the limit is 3 \(MAP_MAX_DAY_CELLS\)/);
   });
 });

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../config.js';
 import { openDuckDB } from '../db/duckdb.js';
 import { writeAllSummaries } from '../ingest/summaries.js';
+import { writeBuildMapFiles } from '../maps/writeMapFiles.js';
 
 let dataDir: string;
 try {
@@ -34,8 +35,15 @@ try {
     }
   });
   console.log(`Wrote the summaries of ${written} partitions in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  // The map files hold values computed from the summaries: written again from the new ones.
+  const conn = await db.connect();
+  try {
+    await writeBuildMapFiles(conn, dataDir, {}, (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`));
+  } finally {
+    conn.closeSync();
+  }
 } catch (err) {
-  console.error(`Writing the summaries failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`Writing the summaries or the map files failed: ${err instanceof Error ? err.message : String(err)}`);
   console.error('Every summary file holds its previous or its new contents; fix the problem and run `make summaries` again.');
   process.exit(1);
 } finally {

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { BUILD_FORMAT_VERSION, countCellFiles } from '../dataBuild/buildCheck.js';
 import { buildFile } from '../dataBuild/files.js';
 import { openDuckDB } from '../db/duckdb.js';
+import { writeBuildMapFiles } from '../maps/writeMapFiles.js';
 import { DATASETS } from '../reference/fixtures.js';
 import { buildCells } from './buildCells.js';
 import { writeCatalog } from './buildCatalog.js';
@@ -13,7 +15,8 @@ import { loadSummaryMacros } from './summaries.js';
 
 /**
  * The default build, stage by stage: options (buildOptions.ts), the catalog and the plan of cells
- * (buildCatalog.ts), each cell's days and summaries (buildCells.ts), then the manifest
+ * (buildCatalog.ts), each cell's days and summaries (buildCells.ts), the map files
+ * (maps/writeMapFiles.ts), then the manifest
  * (buildPlan.ts); the folder it is written in is buildFolder.ts's.
  */
 
@@ -65,6 +68,9 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     const todo = plan.cells.filter((c) => !isBuilt(c));
     if (todo.length < plan.cells.length) say(`resuming build ${id}: ${plan.cells.length - todo.length} of ${plan.cells.length} cells were built before`);
     await buildCells(dir, plan, todo, o, say, opts.afterCell);
+    // Every core: the build's cells are done, and the statements of the map files scale with threads.
+    await conn.run(`SET threads = ${os.availableParallelism()}`);
+    await writeBuildMapFiles(conn, dir, {}, say);
 
     const manifest: Manifest = { ...manifestFields, created: new Date().toISOString(), files: countCellFiles(dir) };
     writeJsonAtomically(buildFile.manifest(dir), manifest);

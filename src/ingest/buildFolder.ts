@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CELL_TREES } from '../dataBuild/files.js';
+import { MAP_FILES_DIR } from '../maps/mapFiles.js';
 import { BuildError } from './buildError.js';
 
 /** A build's folder: one writer at a time, what interrupted writers left, the swap of a finished build, its size. */
@@ -44,7 +45,7 @@ export function removeStaleSiblings(outDir: string, log: (line: string) => void)
 }
 
 /** The parts of a build folder, removed when an in-place build starts over. */
-export const BUILD_ENTRIES = ['manifest.json', 'plan.json', 'built', 'catalog', ...CELL_TREES];
+export const BUILD_ENTRIES = ['manifest.json', 'plan.json', 'built', 'catalog', MAP_FILES_DIR, ...CELL_TREES];
 
 /**
  * Removes what interrupted writers left in a build folder: `*.tmp-<pid>` files and folders of

@@ -3,11 +3,12 @@ import { ServiceError } from '../errors.js';
 import { sortedValues, statistic } from '../indicators/acrossModels.js';
 import { planRowsOfCells } from '../indicators/indicatorData.js';
 import { planRequest, type IndicatorPlan } from '../indicators/indicatorPlan.js';
-import { changedPeriods } from '../indicators/periodChanges.js';
+import { changedPeriods, type ModelRows } from '../indicators/periodChanges.js';
 import { fromMonths, MOST_CELLS, queryModelRows, servedStatement, type IndicatorRequest } from '../indicators/query.js';
-import { warmingFilesRequest, warmingSeriesOfCells } from '../indicators/warmingData.js';
+import { warmingFilesRequest, warmingSeriesOfCells, type RowsByScenario } from '../indicators/warmingData.js';
 import { warmingLevelStats } from '../indicators/warmingLevelStats.js';
 import type { Catalog } from '../reference/catalog.js';
+import { mapFileRows } from './mapFileValues.js';
 
 /**
  * Per cell of a map, the statistics across models of the indicator over the map's period, and how
@@ -77,10 +78,42 @@ export function readsDays(plan: IndicatorPlan): boolean {
   return !fromMonths(r) || DAY_FAMILIES.test(servedStatement(r.name, 'period_models', true));
 }
 
-/** Every cell's statistics, groups of cells in parallel through the pool. */
-export async function mapValues(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<MapValues> {
+/** A cell's answer from its rows as the map files give them: what the groups above make of the same rows. */
+function fileAnswer(plan: IndicatorPlan, rows: ModelRows | RowsByScenario): CellAnswer | undefined {
+  if (plan.warming) {
+    const [level] = warmingLevelStats(plan.warming, rows as RowsByScenario, { ...plan, baseline: plan.relativeTo });
+    return level ? { values: level.stats.map(([, v]) => v), models: level.modelCount ?? 0 } : undefined;
+  }
+  const values = changedPeriods(rows as ModelRows, 'yearly', plan.windows, plan.relativeTo?.change)[0]?.values ?? [];
+  return { values: cellStats(values, plan.aggs), models: values.length };
+}
+
+/**
+ * Every cell's statistics: read from the map files where the build has them for the plan
+ * (mapFileValues.ts), the other cells computed in groups in parallel through the pool.
+ * `beforeComputing` is told how many cells must be computed from the days, before they are; it
+ * throws to refuse the map (MAP_MAX_DAY_CELLS).
+ */
+export async function mapValues(
+  catalog: Catalog,
+  queries: QueryPool,
+  plan: IndicatorPlan,
+  cellIds: number[],
+  beforeComputing: (dayCells: number) => void = () => {},
+): Promise<MapValues> {
+  const answers: (CellAnswer | undefined)[] = cellIds.map(() => undefined);
+  const fromFiles = await mapFileRows(catalog, queries, plan, cellIds);
+  const computed: number[] = [];
+  cellIds.forEach((_, c) => {
+    const rows = fromFiles?.[c];
+    if (rows) answers[c] = fileAnswer(plan, rows);
+    else computed.push(c);
+  });
+  if (computed.length > 0 && readsDays(plan)) beforeComputing(computed.length);
   const group = plan.warming ? warmingGroup : windowGroup;
-  const answers = (await Promise.all(queries.groups(cellIds, MOST_CELLS).map((ids) => group(catalog, queries, plan, ids)))).flat();
+  const groups = queries.groups(computed, MOST_CELLS);
+  const groupAnswers = await Promise.all(groups.map((at) => group(catalog, queries, plan, at.map((c) => cellIds[c]!))));
+  groups.forEach((at, g) => at.forEach((c, i) => (answers[c] = groupAnswers[g]![i])));
   const stats = plan.aggs.map((_, k) => answers.map((a) => a?.values[k] ?? null));
   // Infinite values (a percent change from a base of 0 is null already) print as null, as on the indicator endpoints.
   for (const column of stats) for (let i = 0; i < column.length; i++) if (column[i] !== null && !Number.isFinite(column[i]!)) column[i] = null;

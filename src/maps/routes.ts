@@ -17,7 +17,7 @@ import { geoTiff } from './geotiff.js';
 import { mapCsv, mapGeoJson, mapJson, mapRaster, type MapContent } from './mapAnswer.js';
 import { mapCellList } from './mapCellList.js';
 import { checkYearsInScenario, MAP_EXTENSIONS, MAP_MEDIA_TYPES, mapFormat, mapIndicatorQuery, mapPeriod, mapQuery, type MapFormat } from './mapParams.js';
-import { mapValues, readsDays } from './mapValues.js';
+import { mapValues } from './mapValues.js';
 
 export interface MapDeps extends ClimateDeps {
   /** MAP_MAX_CELLS: most cells of any map. */
@@ -51,7 +51,6 @@ export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears,
     // The agg's own check (and the map's default) before the plan's.
     fields.agg(query);
     const plan = indicatorPlan(catalog, indicatorFields, mapIndicatorQuery(query, period), dataset, scenario, params.name, maxModelYears);
-    const days = readsDays(plan);
     // Cells still being built (a progressive default build) are left off the map rather than waited for.
     const cells = await mapCellList(catalog, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined);
     if (cells.ids.length > maxCells) {
@@ -59,13 +58,14 @@ export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears,
         `This map has ${cells.ids.length} cells; the limit is ${maxCells} (MAP_MAX_CELLS). Ask for a smaller bbox or region, or export the cells' values (POST /api/export/).`,
       );
     }
-    if (days && cells.ids.length > maxDayCells) {
-      throw badRequest(
-        `This map has ${cells.ids.length} cells whose values must be computed from the days (${plan.meta.name} with these parameters is not in the summaries); the limit is ${maxDayCells} (MAP_MAX_DAY_CELLS). ` +
-          "Ask for a smaller bbox or region, use the indicator's default parameters, or export the cells' values (POST /api/export/).",
-      );
-    }
-    const values = await mapValues(catalog, queries, plan, cells.ids);
+    const values = await mapValues(catalog, queries, plan, cells.ids, (dayCells) => {
+      if (dayCells > maxDayCells) {
+        throw badRequest(
+          `This map has ${dayCells} cells whose values must be computed from the days (${plan.meta.name} with these parameters is not in the build's summaries or map files); the limit is ${maxDayCells} (MAP_MAX_DAY_CELLS). ` +
+            "Ask for a smaller bbox or region, use the indicator's default parameters, or export the cells' values (POST /api/export/).",
+        );
+      }
+    });
     const content: MapContent = { plan, period, cells, values, scale: colourScale(plan.meta, plan.units, plan.relativeTo?.change), indicatorJson: indicatorJson(plan.meta, datasetRanges(catalog, dataset)) };
     send(res, format, content);
   });

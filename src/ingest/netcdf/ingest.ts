@@ -1,3 +1,4 @@
+import { writeBuildMapFiles } from '../../maps/writeMapFiles.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -268,8 +269,9 @@ export function reduceScenarios(fixture: DatasetFixture): string[] {
 }
 
 /**
- * The last step of an ingest, once every partition is written: the catalog's map cells, then the
- * manifest (years, cell counts, a new build id); left as they are when no partition changed and no
+ * The last step of an ingest, once every partition is written: the catalog's map cells, the
+ * manifest (years, cell counts, a new build id), then the ingested cells' rows of the map files
+ * (maps/writeMapFiles.ts); left as they are when no partition changed and no
  * cell gained data (the same files ingested again change nothing, build id included).
  */
 export async function publishIngest(
@@ -279,6 +281,7 @@ export async function publishIngest(
   staged: StagedFile[],
   withData: Iterable<number>,
   changed: number,
+  say: (line: string) => void,
 ): Promise<{ added: number[]; cellsWithData: number; unchanged: boolean }> {
   const grid = GRIDS[dataset]!;
   const fixture = DATASETS.find((d) => d.name === dataset)!;
@@ -300,7 +303,11 @@ export async function publishIngest(
     `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(mapCellFile)}) WHERE dataset = $d AND has_data`,
     { d: dataset },
   ))[0]!.n;
-  if (!unchanged) await writeManifest(dataDir, fixture, staged, cellsWithData);
+  if (!unchanged) {
+    await writeManifest(dataDir, fixture, staged, cellsWithData);
+    // After the manifest, whose years they take: the ingested cells' rows computed again, the others kept.
+    await writeBuildMapFiles(conn, dataDir, { dataset, cells }, say);
+  }
   return { added, cellsWithData, unchanged };
 }
 
@@ -452,7 +459,7 @@ export async function ingestNetcdf(opts: IngestOptions): Promise<IngestSummary> 
 
     // 3. The catalog's map cells, then the manifest (or neither, when nothing changed).
     opts.remote?.publishing?.();
-    const { added, cellsWithData, unchanged } = await publishIngest(conn, dataDir, opts.dataset, staged, withData, changed);
+    const { added, cellsWithData, unchanged } = await publishIngest(conn, dataDir, opts.dataset, staged, withData, changed, (line) => log(`${stamp()} ${line}`));
     if (unchanged) log(`${stamp()} no partition changed and no cell gained data: the catalog and the manifest stay as they were`);
 
     staging.remove();

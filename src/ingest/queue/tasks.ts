@@ -165,7 +165,7 @@ export class IngestTasks {
     const conn = await db.connect();
     let published;
     try {
-      published = await publishIngest(conn, plan.next, plan.dataset, staged, withData, changed);
+      published = await publishIngest(conn, plan.next, plan.dataset, staged, withData, changed, (line) => this.log(`job ${plan.job}: ${line}`));
     } finally {
       conn.closeSync();
       await db.close();

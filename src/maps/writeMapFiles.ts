@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { climateFile } from '../dataBuild/files.js';
+import { sqlFile, sqlString } from '../db/sqlFiles.js';
+import { ServiceError } from '../errors.js';
+import { formatQuery } from '../http/format.js';
+import { queryFields } from '../http/queryParams.js';
+import { indicatorPlan, planCellFiles, planRequest, type IndicatorPlan } from '../indicators/indicatorPlan.js';
+import { INDICATORS } from '../indicators/metadata.js';
+import { indicatorQuery } from '../indicators/params.js';
+import { fromMonths, MOST_CELLS, servedStatement, setVariables, type CellFiles } from '../indicators/query.js';
+import { loadCatalog, type Catalog } from '../reference/catalog.js';
+import { mapFileKey, mapFilePath } from './mapFiles.js';
+
+/** Which map files to (re)write: a dataset's, and of it only some cells' rows (the others kept as they are). */
+export interface MapFileScope {
+  dataset?: string;
+  /** Cells whose rows are computed again; undefined for every cell (the files are written anew). */
+  cells?: Iterable<number>;
+}
+
+export interface MapFilesWritten {
+  files: number;
+  rows: number;
+  seconds: number;
+}
+
+/**
+ * The plan of an indicator's yearly values over every year of a scenario at its default
+ * parameters; undefined for the indicators that have none (a threshold the request must give).
+ */
+function defaultPlan(catalog: Catalog, dataset: string, scenario: string, name: string): IndicatorPlan | undefined {
+  const fields = queryFields({ ...indicatorQuery(catalog), ...formatQuery }, { blankIsAbsent: true });
+  try {
+    return indicatorPlan(catalog, fields, { time_aggregation: 'yearly' }, catalog.datasetByName.get(dataset)!, catalog.scenarioByName.get(scenario)!, name, Infinity);
+  } catch (err) {
+    if (err instanceof ServiceError) return undefined;
+    throw err;
+  }
+}
+
+/** The scenarios of a dataset with cells' days in the build. */
+function builtScenarios(dataDir: string, dataset: string): string[] {
+  const dir = path.join(dataDir, 'climate', dataset);
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((s) => fs.statSync(path.join(dir, s)).isDirectory()).sort() : [];
+}
+
+/** One map file to write: an indicator's default plan for a (dataset, scenario), and the cells to compute. */
+interface MapFileTask {
+  plan: IndicatorPlan;
+  cells: number[];
+  target: string;
+  /** The file whose other cells' rows are kept; undefined to write the file anew. */
+  kept: string | undefined;
+}
+
+/** The files of the build's datasets (or of `scope`): each scenario with cells' days, each indicator with a default plan. */
+function mapFileTasks(catalog: Catalog, scope: MapFileScope): MapFileTask[] {
+  const dataDir = catalog.dataDir;
+  const only = scope.cells ? new Set(scope.cells) : undefined;
+  const tasks: MapFileTask[] = [];
+  for (const dataset of catalog.datasets.map((d) => d.name).filter((d) => scope.dataset === undefined || d === scope.dataset)) {
+    const cellIds = [...catalog.mapCells.ids(dataset)];
+    for (const scenario of builtScenarios(dataDir, dataset)) {
+      if (!catalog.scenarioByName.has(scenario)) continue;
+      const withDays = cellIds.filter((id) => climateFile(dataDir, dataset, scenario, id) !== undefined);
+      const cells = only ? withDays.filter((id) => only.has(id)) : withDays;
+      if (cells.length === 0) continue;
+      for (const meta of INDICATORS) {
+        const plan = defaultPlan(catalog, dataset, scenario, meta.name);
+        if (!plan) continue;
+        const target = mapFilePath(dataDir, dataset, scenario, meta.name, mapFileKey(plan.units, plan.vars));
+        tasks.push({ plan, cells, target, kept: only && fs.existsSync(target) ? target : undefined });
+      }
+    }
+  }
+  return tasks;
+}
+
+/**
+ * Writes the map files (mapFiles.ts) of the build's datasets, or of `scope`, each with the same
+ * statement the indicator endpoints run for a cell's yearly values (period_models of the template,
+ * many cells at a time), so that a map read from them answers what the endpoints answer. One file
+ * at a time: two connections at once took longer than one (53 against 42 s for the default
+ * build's 340 files), the statements already using every thread. Each file is written beside its
+ * place and renamed over it: a server reading the build meanwhile reads the old file or the new one.
+ */
+export async function writeMapFiles(conn: DuckDBConnection, catalog: Catalog, scope: MapFileScope = {}, progress: (done: number, total: number, rows: number) => void = () => {}): Promise<MapFilesWritten> {
+  const started = Date.now();
+  const tasks = mapFileTasks(catalog, scope);
+  await conn.run(sqlFile('indicators/macros.sql'));
+  let rows = 0;
+  for (const [i, task] of tasks.entries()) {
+    rows += await writeOne(conn, catalog, task);
+    removeOtherKeys(path.dirname(task.target), task.plan.meta.name, path.basename(task.target));
+    progress(i + 1, tasks.length, rows);
+  }
+  return { files: tasks.length, rows, seconds: (Date.now() - started) / 1000 };
+}
+
+/** A file of an indicator's values for parameters that are no longer its default is never read: removed. */
+function removeOtherKeys(dir: string, indicator: string, keep: string) {
+  const ofIndicator = new RegExp(`^${indicator}-[0-9a-f]{12}\\.parquet$`);
+  for (const name of fs.readdirSync(dir)) if (name !== keep && ofIndicator.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+}
+
+/** One file: the cells' yearly values computed (and an earlier file's other cells' rows kept); returns its rows. */
+async function writeOne(conn: DuckDBConnection, catalog: Catalog, { plan, cells: cellIds, target, kept }: MapFileTask): Promise<number> {
+  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
+  for (let i = 0; i < cellIds.length; i += MOST_CELLS) {
+    const group: { id: number; files: CellFiles }[] = [];
+    for (const id of cellIds.slice(i, i + MOST_CELLS)) {
+      try {
+        const files = planCellFiles(catalog, plan, id);
+        if (files) group.push({ id, files });
+      } catch (err) {
+        // A cell without what the indicator needs (a historical file for its historic range) has no value there: its maps read the days.
+        if (!(err instanceof ServiceError)) throw err;
+      }
+    }
+    if (group.length === 0) continue;
+    const r = planRequest(plan, group.map((g) => g.files));
+    const sql = servedStatement(r.name, 'period_models', fromMonths(r));
+    await setVariables(conn, r, sql);
+    await conn.run(
+      `INSERT INTO map_rows SELECT cell_id, model, year, value FROM (
+         SELECT list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
+       ) WHERE year > 0`,
+      { ids: listValue(group.map((g) => g.id)) },
+    );
+  }
+  const computed = new Set(cellIds);
+  if (kept) {
+    await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM read_parquet(${sqlString(kept)}) WHERE NOT list_contains($ids, cell_id)`, { ids: listValue([...computed]) });
+  }
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const tmp = `${target}.tmp-${process.pid}`;
+  // The path is the build's own, not user input; COPY takes no parameter for it.
+  await conn.run(`COPY (SELECT * FROM map_rows ORDER BY cell_id, model, year) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 8192)`);
+  fs.renameSync(tmp, target);
+  const [[rows]] = (await conn.runAndReadAll('SELECT count(*)::INTEGER FROM map_rows')).getRowsJS() as [[number]];
+  await conn.run('DROP TABLE map_rows');
+  return rows;
+}
+
+/**
+ * The map files of a build folder (or of `scope`) as a build, an ingest or `make summaries` writes
+ * them, with the folder's own catalog and a progress line at most every few seconds.
+ */
+export async function writeBuildMapFiles(conn: DuckDBConnection, dataDir: string, scope: MapFileScope, say: (line: string) => void): Promise<MapFilesWritten> {
+  const catalog = await loadCatalog(conn, dataDir);
+  let last = Date.now();
+  const written = await writeMapFiles(conn, catalog, scope, (done, total, rows) => {
+    if (done < total && Date.now() - last < 5000) return;
+    last = Date.now();
+    say(`map files ${done}/${total}, ${(rows / 1e6).toFixed(1)}M yearly values`);
+  });
+  say(`map files: ${written.files} files, ${(written.rows / 1e6).toFixed(1)}M yearly values in ${written.seconds.toFixed(1)}s`);
+  return written;
+}
