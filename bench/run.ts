@@ -23,6 +23,7 @@ import { batchBench, printBatch } from './batch.js';
 import { printReturnLevels, returnLevelBench, RETURN_LEVELS_BENCH } from './returnLevels.js';
 import { baselineServer, centuryBench, CENTURY_BENCH, printCentury } from './century.js';
 import { mapBench, MAP_BENCH, mapExactness, printMapExactness, printMaps } from './maps.js';
+import { mapRegionBench, printMapRegions } from './mapRegions.js';
 import { readRows } from '../src/db/duckdb.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? path.join(ROOT, 'data', 'build'));
@@ -143,6 +144,8 @@ async function main() {
     const returnLevels = !ONLY || RETURN_LEVELS_BENCH.includes(ONLY) ? await returnLevelBench(url, token, catalog) : undefined;
     const maps = !ONLY || MAP_BENCH.includes(ONLY) ? await mapBench(url, token, catalog) : [];
     const mapsExact = !ONLY || MAP_BENCH.includes(ONLY) ? await mapExactness(url, token, catalog) : [];
+    // Large boxes on region builds of this one, each with a server of its own (BENCH_MAP_REGIONS=0 leaves them out).
+    const mapRegions = (!ONLY || MAP_BENCH.includes(ONLY)) && process.env.BENCH_MAP_REGIONS !== '0' ? await mapRegionBench(DATA_DIR, { env, token, freePort, startServer, waitReady }) : [];
     // Every indicator's century against frost_days (bench/century.ts); BENCH_BASELINE: another checkout's server beside this one.
     let century;
     if (!ONLY || CENTURY_BENCH.includes(ONLY)) {
@@ -168,6 +171,7 @@ async function main() {
     if (returnLevels) printReturnLevels(returnLevels);
     if (maps.length > 0) printMaps(maps);
     if (mapsExact.length > 0) printMapExactness(mapsExact);
+    if (mapRegions.length > 0) printMapRegions(mapRegions);
     if (century) printCentury(century);
     console.log(`\nscan floor (bare DuckDB scan of one cell's RCP85 file, 3 variables, median over cells): ${floor.toFixed(1)} ms`);
     console.log(`\nserver peak RSS: ${rss.toFixed(0)} MB; ${os.cpus().length} cores; data build ${catalog.manifest.build_id}`);

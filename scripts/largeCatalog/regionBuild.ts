@@ -4,7 +4,8 @@
  *
  * What is faked: each added cell's files are hard links to the files of the dataset's first cell
  * with data in the base build (or to a copy of them, past the file system's links per file), for
- * one scenario only. Start-up opens no cell file; a lookup reads
+ * the scenarios asked for only, and their map files' rows (of some indicators, or all) the
+ * template's too. Start-up opens no cell file; a lookup reads
  * one cell's files whichever it is (the same bytes and layout as a real cell's); a reload's check
  * lists every directory entry and reads each file's ends, which a link has as a file does. What
  * such a build answers for an added cell is its template cell's values, at the added cell's place.
@@ -13,7 +14,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INTEGER, LIST, listValue } from '@duckdb/node-api';
 import { CELL_TREES } from '../../src/dataBuild/files.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDuckDB } from '../../src/db/duckdb.js';
+import { sqlString } from '../../src/db/sqlFiles.js';
+import { MAP_FILES_DIR } from '../../src/maps/mapFiles.js';
+import { cellParts, writeMapFile } from '../../src/maps/writeMapFiles.js';
 import { GRIDS } from '../../src/reference/grids.js';
 
 /** `count` cells of a dataset's grid, row by row from (row0, col0), `cols` a row. */
@@ -42,13 +47,40 @@ function linkTree(from: string, to: string) {
 }
 
 /**
+ * The map files of a scenario's folder (of `indicators`, or all) with the template cell's rows
+ * given to each added cell too, as the build would compute them: the added cells' days are the
+ * template's. The linked file is replaced, never written through.
+ */
+async function addMapRows(conn: DuckDBConnection, folder: string, template: number, ids: number[], indicators: string[] | undefined) {
+  if (!fs.existsSync(folder)) return;
+  for (const name of fs.readdirSync(folder)) {
+    const indicator = name.replace(/-[0-9a-f]{12}\.parquet$/, '');
+    if (indicators && !indicators.includes(indicator)) continue;
+    const file = path.join(folder, name);
+    const old = `${file}.base`;
+    fs.renameSync(file, old);
+    const baseIds = (await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(old)})`)).getColumnsJS()[0] as number[];
+    const added = new Set(ids);
+    const parts = cellParts([...baseIds, ...ids]);
+    await writeMapFile(conn, file, parts.length, async (k) => ({
+      sql: `SELECT * FROM read_parquet(${sqlString(old)}) WHERE list_contains($base, cell_id)
+            UNION ALL SELECT a.id AS cell_id, t.model, t.year, t.value FROM read_parquet(${sqlString(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
+      params: { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template },
+      types: { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
+    }));
+    fs.rmSync(old);
+  }
+}
+
+/**
  * Writes into `dir` (which must not exist) the build `base` with every cell of `boxes` given data
  * in `scenario`: files linked as the head of this file says, map_cell.parquet and the manifest's
  * counts rewritten, build id `buildId`. The base must have a cell with data in each box's dataset
  * and scenario.
  */
-export async function writeRegionBuild(base: string, dir: string, boxes: CellBox[], scenario: string, buildId: string): Promise<void> {
-  for (const tree of ['catalog', ...CELL_TREES]) linkTree(path.join(base, tree), path.join(dir, tree));
+export async function writeRegionBuild(base: string, dir: string, boxes: CellBox[], scenario: string | string[], buildId: string, opts: { mapIndicators?: string[] } = {}): Promise<void> {
+  const scenarios = typeof scenario === 'string' ? [scenario] : scenario;
+  for (const tree of ['catalog', ...CELL_TREES, MAP_FILES_DIR]) if (fs.existsSync(path.join(base, tree))) linkTree(path.join(base, tree), path.join(dir, tree));
   const manifest = JSON.parse(fs.readFileSync(path.join(base, 'manifest.json'), 'utf8')) as Record<string, unknown> & {
     datasets: Record<string, { cells_with_data: number }>;
     files: Record<string, number>;
@@ -64,25 +96,28 @@ export async function writeRegionBuild(base: string, dir: string, boxes: CellBox
     for (const box of boxes) {
       const grid = GRIDS[box.dataset]!;
       const withData = (await conn.runAndReadAll('SELECT cell_id::INTEGER FROM read_parquet($f) WHERE dataset = $d AND has_data ORDER BY 1', { f: baseCells, d: box.dataset })).getColumnsJS()[0] as number[];
-      const template = withData.find((id) => fs.existsSync(path.join(dir, 'climate', box.dataset, scenario, `${id}.parquet`)));
-      if (template === undefined) throw new Error(`The base build has no ${box.dataset} cell with ${scenario} data.`);
+      const template = withData.find((id) => scenarios.every((s) => fs.existsSync(path.join(dir, 'climate', box.dataset, s, `${id}.parquet`))));
+      if (template === undefined) throw new Error(`The base build has no ${box.dataset} cell with ${scenarios.join(' and ')} data.`);
       const had = new Set(withData);
       const ids: number[] = [];
       for (let k = 0; k < box.count; k++) if (!had.has(boxCell(box, k))) ids.push(boxCell(box, k));
-      for (const tree of CELL_TREES) {
-        let from = path.join(dir, tree, box.dataset, scenario, `${template}.parquet`);
-        for (const id of ids) {
-          const to = path.join(dir, tree, box.dataset, scenario, `${id}.parquet`);
-          try {
-            fs.linkSync(from, to);
-          } catch (err) {
-            // A file system allows so many links to a file (ext4: 65,000): a copy starts the next ones.
-            if ((err as NodeJS.ErrnoException).code !== 'EMLINK') throw err;
-            fs.copyFileSync(from, to);
-            from = to;
+      for (const s of scenarios) {
+        for (const tree of CELL_TREES) {
+          let from = path.join(dir, tree, box.dataset, s, `${template}.parquet`);
+          for (const id of ids) {
+            const to = path.join(dir, tree, box.dataset, s, `${id}.parquet`);
+            try {
+              fs.linkSync(from, to);
+            } catch (err) {
+              // A file system allows so many links to a file (ext4: 65,000): a copy starts the next ones.
+              if ((err as NodeJS.ErrnoException).code !== 'EMLINK') throw err;
+              fs.copyFileSync(from, to);
+              from = to;
+            }
           }
+          manifest.files[tree] = (manifest.files[tree] ?? 0) + ids.length;
         }
-        manifest.files[tree] = (manifest.files[tree] ?? 0) + ids.length;
+        await addMapRows(conn, path.join(dir, MAP_FILES_DIR, box.dataset, s), template, ids, opts.mapIndicators);
       }
       manifest.datasets[box.dataset]!.cells_with_data += ids.length;
       // The box's cells, at their centres as cellCentre computes them (the same double arithmetic).

@@ -1,10 +1,30 @@
--- A map file's yearly values (src/maps/mapFiles.ts) of some cells, years and models: per row the
--- cell, the model's position in $models (0-based) and the year. $lo..$hi, the range of $ids, lets the scan
--- skip the row groups of other cells (the file is sorted by cell); the semi-joins keep the cells,
--- years and models asked for. A null value comes as NaN, which the typed column can hold.
-SELECT f.cell_id, m.i, f.year::INTEGER AS year, coalesce(f.value, 'NaN'::DOUBLE) AS value
-FROM read_parquet($file) f
-JOIN (SELECT unnest($models::VARCHAR[]) AS model, unnest(range(len($models::VARCHAR[])))::INTEGER AS i) m USING (model)
-WHERE f.cell_id BETWEEN $lo AND $hi
-  AND f.cell_id IN (SELECT unnest($ids::INTEGER[]))
-  AND f.year IN (SELECT unnest($years::INTEGER[]))
+-- Means of map files' yearly values (src/maps/mapFiles.ts) over spans of years, per cell and span:
+-- span k ($span_model[k], $span_start[k], $span_end[k], numbered from 0) takes its model's rows
+-- within its years from each file paired with it ($pair_span, $pair_file). The mean is meanOf's
+-- in src/indicators/periodChanges.ts, operation for operation: the non-null values in ascending
+-- order added one by one from 0, then divided by their count, so that a map's values are the
+-- indicator endpoints' to the bit. Then, as span -1 - f, each cell that file f of $files holds.
+-- $lo..$hi, the range of $ids, lets the scans skip the row groups of other cells (the files are
+-- sorted by cell).
+WITH spans AS (
+  SELECT unnest($span_model::VARCHAR[]) AS model, unnest($span_start::INTEGER[]) AS s, unnest($span_end::INTEGER[]) AS e,
+         unnest(range(len($span_model::VARCHAR[])))::INTEGER AS span
+),
+pairs AS (
+  SELECT unnest($pair_span::INTEGER[]) AS span, unnest($pair_file::VARCHAR[]) AS file
+),
+cells AS (
+  SELECT cell_id, model, year, value, filename
+  FROM read_parquet($files::VARCHAR[], filename = true)
+  WHERE cell_id BETWEEN $lo AND $hi AND cell_id IN (SELECT unnest($ids::INTEGER[]))
+)
+SELECT f.cell_id::INTEGER AS cell_id, sp.span,
+       list_reduce(list_sort(list(f.value) FILTER (WHERE f.value IS NOT NULL)), (a, b) -> a + b, 0.0::DOUBLE) AS total,
+       count(f.value)::INTEGER AS n
+FROM cells f
+JOIN pairs p ON p.file = f.filename
+JOIN spans sp ON sp.span = p.span AND sp.model = f.model AND f.year BETWEEN sp.s AND sp.e
+GROUP BY ALL
+UNION ALL
+SELECT DISTINCT cell_id::INTEGER, (-list_position($files::VARCHAR[], filename))::INTEGER, NULL::DOUBLE, 0
+FROM cells

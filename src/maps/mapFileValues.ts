@@ -1,114 +1,161 @@
-import type { DuckDBMaterializedResult } from '@duckdb/node-api';
 import { listValue } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { sortedValues, statistic } from '../indicators/acrossModels.js';
 import { dataScenario, type IndicatorPlan } from '../indicators/indicatorPlan.js';
-import type { ModelRows } from '../indicators/periodChanges.js';
-import type { RowsByScenario } from '../indicators/warmingData.js';
 import type { Catalog } from '../reference/catalog.js';
 import { existingMapFile } from './mapFiles.js';
 
 /**
- * A map's per-model yearly values read from the map files (mapFiles.ts) instead of computed from
- * the cells' summaries or days: what period_models answers for a cell's yearly values, as the
- * files were written by that statement. A map reads them when its plan is an indicator's default
- * one (the files' key), over a span of years (a window, with or without a baseline) or at a
- * warming level, and the build has a file for every scenario the plan reads.
+ * A map's answers from the map files (mapFiles.ts) instead of computed from the cells' summaries
+ * or days. A map reads them when its plan is an indicator's default one (the files' key), over a
+ * span of years (a window, with or without a baseline) or at a warming level, and the build has a
+ * file for every scenario the plan reads. DuckDB takes each model's mean over its years
+ * (sql/maps/map_file_values.sql, meanOf's operations); then, as changedPeriods and
+ * warmingLevelStats do, each model's change against its base and the statistics across models.
+ * The rows stay in DuckDB: only a few numbers per cell and model reach the heap.
  */
 
-/** Each file the plan reads: its scenario and its years. */
-interface FileRead {
-  scenario: string;
-  file: string;
-  years: number[];
+/** A cell's statistics (in plan.aggs' order) and the number of models behind them. */
+export interface CellAnswer {
+  values: (number | null)[];
+  models: number;
 }
 
-/** The files a map's plan reads its values from; undefined when it must compute them (mapValues.ts). */
-function fileReads(catalog: Catalog, plan: IndicatorPlan): FileRead[] | undefined {
+/** The statistics of one cell's models' values (statsOf in query.ts, for one period). */
+export function cellStats(values: number[], aggs: string[]): (number | null)[] {
+  const sorted = sortedValues(values);
+  return aggs.map((name) => statistic(name)(sorted));
+}
+
+/** A span of years of one model in some files, whose mean is one number of the answer. */
+interface Span {
+  files: string[];
+  model: string;
+  start: number;
+  end: number;
+}
+
+/** What a plan reads from the files: its spans, and how a cell's means (by span) make its values. */
+interface FileRead {
+  files: string[];
+  spans: Span[];
+  values: (mean: (span: number) => number | null) => number[];
+}
+
+/** The change of a value against its base, as periodChanges.ts and warmingLevelStats.ts take it. */
+function changed(value: number | null, base: number | null, change: 'absolute' | 'percent' | undefined): number | null {
+  if (change === undefined || value === null) return value;
+  if (base === null) return null;
+  if (change === 'absolute') return value - base;
+  return base === 0 ? null : (100.0 * (value - base)) / base;
+}
+
+/** The files a map's plan reads its values from and how; undefined when it must compute them (mapValues.ts). */
+function fileRead(catalog: Catalog, plan: IndicatorPlan): FileRead | undefined {
   // A build whose summaries are of an older format answers with their error (planCellFiles).
   if (plan.returnLevels || dataScenario(plan) !== plan.scenario || catalog.staleSummaries.has(plan.dataset.name)) return undefined;
-  const wanted: { scenario: string; years: number[] }[] = plan.warming
-    ? plan.warming.files.map((scenario) => ({ scenario, years: plan.warming!.years }))
-    : [{ scenario: plan.scenario.name, years: plan.years }, ...(plan.relativeTo ? [{ scenario: 'historical', years: plan.baselineYears }] : [])];
-  if (!plan.warming && plan.windows?.length !== 1) return undefined;
-  const reads: FileRead[] = [];
-  for (const { scenario, years } of wanted) {
-    const file = existingMapFile(catalog.dataDir, plan.dataset.name, scenario, plan.meta.name, plan.units, plan.vars);
-    if (!file) return undefined;
-    reads.push({ scenario, file, years });
+  const fileOf = (scenario: string) => existingMapFile(catalog.dataDir, plan.dataset.name, scenario, plan.meta.name, plan.units, plan.vars);
+  const change = plan.relativeTo?.change;
+  if (plan.warming) {
+    const warming = plan.warming;
+    const files = new Map(warming.files.map((s) => [s, fileOf(s)]));
+    if ([...files.values()].some((f) => f === undefined)) return undefined;
+    const historical = files.get('historical');
+    const spans: Span[] = [];
+    // Per member its window's years, in its scenario's file and (before the scenario) the historical one.
+    const memberSpans = warming.members.map((m) => ({
+      model: m.model,
+      span: spans.push({ files: [files.get(m.scenario)!, ...(historical ? [historical] : [])], model: m.model, start: m.window.start_year, end: m.window.end_year }) - 1,
+    }));
+    const baseSpan = new Map<string, number>();
+    if (plan.relativeTo) {
+      if (!historical) return undefined;
+      for (const model of new Set(warming.members.map((m) => m.model))) baseSpan.set(model, spans.push({ files: [historical], model, start: plan.relativeTo.start_year, end: plan.relativeTo.end_year }) - 1);
+    }
+    return {
+      files: [...files.values()] as string[],
+      spans,
+      values: (mean) => {
+        const out: number[] = [];
+        for (const { model, span } of memberSpans) {
+          const v = changed(mean(span), plan.relativeTo ? mean(baseSpan.get(model)!) : null, change);
+          if (v !== null) out.push(v);
+        }
+        return out;
+      },
+    };
   }
-  return reads;
-}
-
-/** The models whose rows are read: those the computed answer reads (warmingFilesRequest at warming levels, where none is every model). */
-function modelsRead(plan: IndicatorPlan): string[] {
-  return plan.warming ? (plan.warming.models ?? plan.dataset.models) : plan.models;
+  if (plan.windows?.length !== 1) return undefined;
+  const file = fileOf(plan.scenario.name);
+  const baseFile = plan.relativeTo ? fileOf('historical') : undefined;
+  if (!file || (plan.relativeTo && !baseFile)) return undefined;
+  const [w] = plan.windows;
+  const spans: Span[] = plan.models.map((model) => ({ files: [file], model, start: w!.s, end: w!.e }));
+  if (baseFile) for (const model of plan.models) spans.push({ files: [baseFile], model, start: Math.min(...plan.baselineYears), end: Math.max(...plan.baselineYears) });
+  const m = plan.models.length;
+  return {
+    files: baseFile ? [file, baseFile] : [file],
+    spans,
+    values: (mean) => {
+      const out: number[] = [];
+      for (let i = 0; i < m; i++) {
+        const v = changed(mean(i), baseFile ? mean(m + i) : null, change);
+        if (v !== null) out.push(v);
+      }
+      return out;
+    },
+  };
 }
 
 type TypedItems = { items: Int32Array | Float64Array };
 
-/** One file's rows of the cells, per cell (undefined where the file has none of its rows). */
-async function readFile(queries: QueryPool, read: FileRead, models: string[], cellIds: number[], negate: boolean): Promise<(ModelRows | undefined)[]> {
+/**
+ * Per cell, its answer from the map files; undefined for a cell missing from one of the files (its
+ * values are then computed, which answers its own way: no value, or the 404 of a missing historical
+ * file); undefined as a whole when the plan is not read from files.
+ */
+export async function mapFileAnswers(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(CellAnswer | undefined)[] | undefined> {
+  const read = fileRead(catalog, plan);
+  if (!read) return undefined;
   const at = new Map(cellIds.map((id, i) => [id, i]));
-  const out: (ModelRows | undefined)[] = cellIds.map(() => undefined);
-  if (models.length === 0 || read.years.length === 0 || cellIds.length === 0) return out;
-  const result: DuckDBMaterializedResult = await queries.run((conn) =>
+  const nSpans = read.spans.length;
+  if (cellIds.length === 0 || nSpans === 0) return cellIds.map(() => undefined);
+  const pairs = read.spans.flatMap((s, k) => s.files.map((file) => ({ k, file })));
+  const result = await queries.run((conn) =>
     conn.run(sqlFile('maps/map_file_values.sql'), {
-      file: read.file,
-      models: listValue(models),
+      files: listValue(read.files),
+      span_model: listValue(read.spans.map((s) => s.model)),
+      span_start: listValue(read.spans.map((s) => s.start)),
+      span_end: listValue(read.spans.map((s) => s.end)),
+      pair_span: listValue(pairs.map((p) => p.k)),
+      pair_file: listValue(pairs.map((p) => p.file)),
       ids: listValue(cellIds),
       lo: Math.min(...cellIds),
       hi: Math.max(...cellIds),
-      years: listValue(read.years),
     } as never),
   );
-  // Per cell, each model's slot in its ModelRows (-1 until the model has a row there).
-  const slots = cellIds.map(() => new Int32Array(models.length).fill(-1));
-  const sign = negate ? -1 : 1;
+  // Per cell, each span's mean (NaN where it has none), and which files hold the cell.
+  const nFiles = read.files.length;
+  const means = new Float64Array(cellIds.length * nSpans).fill(NaN);
+  const held = new Uint8Array(cellIds.length * nFiles);
   for (let k = 0; k < result.chunkCount; k++) {
     const chunk = result.getChunk(k);
-    const [cell, model, year, value] = [0, 1, 2, 3].map((c) => (chunk.getColumnVector(c) as unknown as TypedItems).items);
+    const [cell, span, n] = [0, 1, 3].map((c) => (chunk.getColumnVector(c) as unknown as TypedItems).items);
+    const total = chunk.getColumnVector(2);
     for (let r = 0; r < chunk.rowCount; r++) {
       const c = at.get(cell![r]!)!;
-      const m = model![r]!;
-      let rows = out[c];
-      if (!rows) out[c] = rows = { models: [], ids: [], vals: [] };
-      let slot = slots[c]![m]!;
-      if (slot < 0) {
-        slot = slots[c]![m] = rows.models.length;
-        rows.models.push(models[m]!);
-        rows.ids.push([]);
-        rows.vals.push([]);
-      }
-      rows.ids[slot]!.push(sign * year![r]!);
-      const v = value![r]!;
-      rows.vals[slot]!.push(Number.isNaN(v) ? null : v);
+      const s = span![r]!;
+      if (s < 0) held[c * nFiles + (-s - 1)] = 1;
+      else if (n![r]! > 0) means[c * nSpans + s] = (total.getItem(r) as number) / n![r]!;
     }
   }
-  return out;
-}
-
-/** A's rows then B's, as one set (the answers key each model's rows by its name). */
-function joined(a: ModelRows, b: ModelRows): ModelRows {
-  return { models: [...a.models, ...b.models], ids: [...a.ids, ...b.ids], vals: [...a.vals, ...b.vals] };
-}
-
-/**
- * Per cell, its rows as the map's answer takes them (mapValues.ts): over a span of years its
- * scenario's rows with the baseline's years (negated ids, as period_models has them) from the
- * historical file; at warming levels each file's rows by scenario. undefined for a cell that is
- * missing from one of the files (its values are then computed, which answers its own way: no
- * value, or the 404 of a missing historical file); undefined as a whole when the plan is not read
- * from files.
- */
-export async function mapFileRows(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(ModelRows | RowsByScenario | undefined)[] | undefined> {
-  const reads = fileReads(catalog, plan);
-  if (!reads) return undefined;
-  const models = modelsRead(plan);
-  const perFile = await Promise.all(reads.map((read, f) => readFile(queries, read, models, cellIds, !plan.warming && f > 0)));
   return cellIds.map((_, c) => {
-    if (perFile.some((rows) => rows[c] === undefined)) return undefined;
-    if (plan.warming) return new Map(reads.map((read, f) => [read.scenario, perFile[f]![c]!]));
-    return perFile.slice(1).reduce((all, rows) => joined(all, rows[c]!), perFile[0]![c]!);
+    for (let f = 0; f < nFiles; f++) if (!held[c * nFiles + f]) return undefined;
+    const values = read.values((s) => {
+      const v = means[c * nSpans + s]!;
+      return Number.isNaN(v) ? null : v;
+    });
+    return { values: cellStats(values, plan.aggs), models: values.length };
   });
 }

@@ -1,14 +1,13 @@
 import type { QueryPool } from '../db/queryPool.js';
 import { ServiceError } from '../errors.js';
-import { sortedValues, statistic } from '../indicators/acrossModels.js';
 import { planRowsOfCells } from '../indicators/indicatorData.js';
 import { planRequest, type IndicatorPlan } from '../indicators/indicatorPlan.js';
-import { changedPeriods, type ModelRows } from '../indicators/periodChanges.js';
+import { changedPeriods } from '../indicators/periodChanges.js';
 import { fromMonths, MOST_CELLS, queryModelRows, servedStatement, type IndicatorRequest } from '../indicators/query.js';
-import { warmingFilesRequest, warmingSeriesOfCells, type RowsByScenario } from '../indicators/warmingData.js';
+import { warmingFilesRequest, warmingSeriesOfCells } from '../indicators/warmingData.js';
 import { warmingLevelStats } from '../indicators/warmingLevelStats.js';
 import type { Catalog } from '../reference/catalog.js';
-import { mapFileRows } from './mapFileValues.js';
+import { cellStats, mapFileAnswers, type CellAnswer } from './mapFileValues.js';
 
 /**
  * Per cell of a map, the statistics across models of the indicator over the map's period, and how
@@ -23,13 +22,7 @@ export interface MapValues {
   models: number[];
 }
 
-/** The statistics of one cell's models' values (statsOf in query.ts, for one period). */
-function cellStats(values: number[], aggs: string[]): (number | null)[] {
-  const sorted = sortedValues(values);
-  return aggs.map((name) => statistic(name)(sorted));
-}
 
-type CellAnswer = { values: (number | null)[]; models: number };
 
 /** One group of cells, in one statement: what the window (and baseline) path answers per cell. */
 async function windowGroup(catalog: Catalog, queries: QueryPool, plan: IndicatorPlan, cellIds: number[]): Promise<(CellAnswer | undefined)[]> {
@@ -78,15 +71,8 @@ export function readsDays(plan: IndicatorPlan): boolean {
   return !fromMonths(r) || DAY_FAMILIES.test(servedStatement(r.name, 'period_models', true));
 }
 
-/** A cell's answer from its rows as the map files give them: what the groups above make of the same rows. */
-function fileAnswer(plan: IndicatorPlan, rows: ModelRows | RowsByScenario): CellAnswer | undefined {
-  if (plan.warming) {
-    const [level] = warmingLevelStats(plan.warming, rows as RowsByScenario, { ...plan, baseline: plan.relativeTo });
-    return level ? { values: level.stats.map(([, v]) => v), models: level.modelCount ?? 0 } : undefined;
-  }
-  const values = changedPeriods(rows as ModelRows, 'yearly', plan.windows, plan.relativeTo?.change)[0]?.values ?? [];
-  return { values: cellStats(values, plan.aggs), models: values.length };
-}
+/** Cells whose map-file rows are read in one statement. */
+const FILE_GROUP_CELLS = 512;
 
 /**
  * Every cell's statistics: read from the map files where the build has them for the plan
@@ -102,13 +88,23 @@ export async function mapValues(
   beforeComputing: (dayCells: number) => void = () => {},
 ): Promise<MapValues> {
   const answers: (CellAnswer | undefined)[] = cellIds.map(() => undefined);
-  const fromFiles = await mapFileRows(catalog, queries, plan, cellIds);
   const computed: number[] = [];
-  cellIds.forEach((_, c) => {
-    const rows = fromFiles?.[c];
-    if (rows) answers[c] = fileAnswer(plan, rows);
-    else computed.push(c);
-  });
+  // Groups of neighbouring cells (the ids ascend), a statement each, in parallel through the pool.
+  const fileGroups = queries.groups(
+    cellIds.map((_, c) => c),
+    FILE_GROUP_CELLS,
+  );
+  await Promise.all(
+    fileGroups.map(async (at) => {
+      const fromFiles = await mapFileAnswers(catalog, queries, plan, at.map((c) => cellIds[c]!));
+      at.forEach((c, i) => {
+        const answer = fromFiles?.[i];
+        if (answer) answers[c] = answer;
+        else computed.push(c);
+      });
+    }),
+  );
+  computed.sort((a, b) => a - b);
   if (computed.length > 0 && readsDays(plan)) beforeComputing(computed.length);
   const group = plan.warming ? warmingGroup : windowGroup;
   const groups = queries.groups(computed, MOST_CELLS);

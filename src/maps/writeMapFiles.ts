@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { climateFile } from '../dataBuild/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { ServiceError } from '../errors.js';
@@ -105,43 +105,97 @@ function removeOtherKeys(dir: string, indicator: string, keep: string) {
   for (const name of fs.readdirSync(dir)) if (name !== keep && ofIndicator.test(name)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
-/** One file: the cells' yearly values computed (and an earlier file's other cells' rows kept); returns its rows. */
-async function writeOne(conn: DuckDBConnection, catalog: Catalog, { plan, cells: cellIds, target, kept }: MapFileTask): Promise<number> {
-  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
-  for (let i = 0; i < cellIds.length; i += MOST_CELLS) {
-    const group: { id: number; files: CellFiles }[] = [];
-    for (const id of cellIds.slice(i, i + MOST_CELLS)) {
-      try {
-        const files = planCellFiles(catalog, plan, id);
-        if (files) group.push({ id, files });
-      } catch (err) {
-        // A cell without what the indicator needs (a historical file for its historic range) has no value there: its maps read the days.
-        if (!(err instanceof ServiceError)) throw err;
-      }
-    }
-    if (group.length === 0) continue;
-    const r = planRequest(plan, group.map((g) => g.files));
-    const sql = servedStatement(r.name, 'period_models', fromMonths(r));
-    await setVariables(conn, r, sql);
-    await conn.run(
-      `INSERT INTO map_rows SELECT cell_id, model, year, value FROM (
-         SELECT list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
-       ) WHERE year > 0`,
-      { ids: listValue(group.map((g) => g.id)) },
-    );
-  }
-  const computed = new Set(cellIds);
-  if (kept) {
-    await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM read_parquet(${sqlString(kept)}) WHERE NOT list_contains($ids, cell_id)`, { ids: listValue([...computed]) });
-  }
+/** Cells a part of a map file holds: its rows sorted in memory (about 40 MB at 32 models and 150 years). */
+export const PART_CELLS = 256;
+
+/** The ids in consecutive parts of at most PART_CELLS, ascending. */
+export function cellParts(ids: Iterable<number>): number[][] {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const parts: number[][] = [];
+  for (let i = 0; i < sorted.length; i += PART_CELLS) parts.push(sorted.slice(i, i + PART_CELLS));
+  return parts;
+}
+
+/**
+ * A map file in the files' layout (rows sorted by cell, model and year, small row groups), in
+ * bounded memory: part k's rows (cell_id, model, year, value), from `partRows(k)`, are sorted
+ * and written on their own, the parts holding ascending, disjoint ranges of cells; then the parts
+ * are read in their order into the file. Written beside its place and renamed over it. Returns its rows.
+ */
+export async function writeMapFile(conn: DuckDBConnection, target: string, parts: number, partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>): Promise<number> {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
-  // The path is the build's own, not user input; COPY takes no parameter for it.
-  await conn.run(`COPY (SELECT * FROM map_rows ORDER BY cell_id, model, year) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 8192)`);
-  fs.renameSync(tmp, target);
-  const [[rows]] = (await conn.runAndReadAll('SELECT count(*)::INTEGER FROM map_rows')).getRowsJS() as [[number]];
-  await conn.run('DROP TABLE map_rows');
-  return rows;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp);
+  try {
+    const files: string[] = [];
+    for (let k = 0; k < parts; k++) {
+      const { sql, params, types } = await partRows(k);
+      const file = path.join(tmp, `part-${String(k).padStart(6, '0')}.parquet`);
+      // The paths are the build's own, not user input; COPY takes no parameter for them.
+      await conn.run(`COPY (SELECT cell_id, model, year, value FROM (${sql}) ORDER BY cell_id, model, year) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`, params as never, types);
+      files.push(file);
+    }
+    const whole = `${tmp}/whole.parquet`;
+    const from = files.length > 0 ? `read_parquet([${files.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS year, NULL::DOUBLE AS value LIMIT 0)';
+    // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
+    await conn.run(`COPY (SELECT cell_id, model, year, value FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 8192)`);
+    const [[rows]] = (await conn.runAndReadAll(`SELECT count(*)::INTEGER FROM read_parquet(${sqlString(whole)})`)).getRowsJS() as [[number]];
+    fs.renameSync(whole, target);
+    return rows;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** One file: the cells' yearly values computed (and an earlier file's other cells' rows kept); returns its rows. */
+async function writeOne(conn: DuckDBConnection, catalog: Catalog, { plan, cells: cellIds, target, kept }: MapFileTask): Promise<number> {
+  const computed = new Set(cellIds);
+  const keptIds = kept
+    ? ((await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(kept)})`)).getColumnsJS()[0] as number[]).filter((id) => !computed.has(id))
+    : [];
+  const parts = cellParts([...cellIds, ...keptIds]);
+  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
+  try {
+    return await writeMapFile(conn, target, parts.length, async (k) => {
+      await conn.run('DELETE FROM map_rows');
+      const ids = parts[k]!;
+      const own = ids.filter((id) => computed.has(id));
+      for (let i = 0; i < own.length; i += MOST_CELLS) await insertComputed(conn, catalog, plan, own.slice(i, i + MOST_CELLS));
+      if (kept && own.length < ids.length) {
+        await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM read_parquet(${sqlString(kept)}) WHERE list_contains($ids, cell_id)`, {
+          ids: listValue(ids.filter((id) => !computed.has(id))),
+        });
+      }
+      return { sql: 'SELECT * FROM map_rows' };
+    });
+  } finally {
+    await conn.run('DROP TABLE IF EXISTS map_rows');
+  }
+}
+
+/** One statement's cells' yearly values into map_rows. */
+async function insertComputed(conn: DuckDBConnection, catalog: Catalog, plan: IndicatorPlan, cellIds: number[]) {
+  const group: { id: number; files: CellFiles }[] = [];
+  for (const id of cellIds) {
+    try {
+      const files = planCellFiles(catalog, plan, id);
+      if (files) group.push({ id, files });
+    } catch (err) {
+      // A cell without what the indicator needs (a historical file for its historic range) has no value there: its maps read the days.
+      if (!(err instanceof ServiceError)) throw err;
+    }
+  }
+  if (group.length === 0) return;
+  const r = planRequest(plan, group.map((g) => g.files));
+  const sql = servedStatement(r.name, 'period_models', fromMonths(r));
+  await setVariables(conn, r, sql);
+  await conn.run(
+    `INSERT INTO map_rows SELECT cell_id, model, year, value FROM (
+       SELECT list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
+     ) WHERE year > 0`,
+    { ids: listValue(group.map((g) => g.id)) },
+  );
 }
 
 /**
