@@ -50,7 +50,7 @@ function linkTree(from: string, to: string, skip: string[] = []) {
 /** The region build of `region` over `base` (kept while the base and this file are the same), and the same build without map files. */
 async function regionBuilds(base: string, region: (typeof MAP_REGIONS)[number], log: (line: string) => void): Promise<{ withMaps: string; withoutMaps: string }> {
   const baseId = (JSON.parse(fs.readFileSync(path.join(base, 'manifest.json'), 'utf8')) as { build_id: string }).build_id;
-  const key = createHash('sha1').update(fs.readFileSync(new URL(import.meta.url))).update(fs.readFileSync(new URL('../scripts/largeCatalog/regionBuild.ts', import.meta.url))).update(baseId).digest('hex').slice(0, 12);
+  const key = createHash('sha1').update(fs.readFileSync(new URL(import.meta.url))).update(fs.readFileSync(new URL('../scripts/largeCatalog/regionBuild.ts', import.meta.url))).update(fs.readFileSync(new URL('../src/maps/writeMapFiles.ts', import.meta.url))).update(baseId).digest('hex').slice(0, 12);
   const withMaps = path.join(WORK, `cells-${region.box.count}`);
   const withoutMaps = `${withMaps}-no-map-files`;
   const stamp = `${withMaps}.key`;
@@ -105,7 +105,9 @@ function requests(bbox: string): { name: string; path: (r: number) => string; co
 export async function mapRegionBench(base: string, kit: ServerKit, rounds = 8, computedRounds = 3): Promise<MapRegionRow[]> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const rows: MapRegionRow[] = [];
-  for (const region of MAP_REGIONS) {
+  // BENCH_MAP_REGIONS: the boxes' cell counts to run (1120,11000), or 0 for none (bench/run.ts).
+  const only = process.env.BENCH_MAP_REGIONS?.split(',').map(Number);
+  for (const region of MAP_REGIONS.filter((r) => !only || only.includes(r.box.count))) {
     const builds = await regionBuilds(base, region, log);
     const g = GRIDS[DATASET]!;
     const b = region.box;
@@ -120,7 +122,8 @@ export async function mapRegionBench(base: string, kit: ServerKit, rounds = 8, c
       try {
         await kit.waitReady(url, kit.token);
         for (const req of requests(bbox)) {
-          if (label !== 'map files' && !req.computedToo) continue;
+          // Computed, the large box takes tens of seconds a request: the state-sized one shows the difference.
+          if (label !== 'map files' && (!req.computedToo || b.count > 2000)) continue;
           const n = label === 'map files' ? rounds : computedRounds;
           log(`bench: maps: ${region.name}, ${label}, ${req.name}, ${n} rounds...`);
           const warm = await timed(`${url}${req.path(n)}`, kit.token);

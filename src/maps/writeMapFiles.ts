@@ -117,7 +117,7 @@ export function cellParts(ids: Iterable<number>): number[][] {
 }
 
 /**
- * A map file in the files' layout (rows sorted by cell, model and year, small row groups), in
+ * A map file in the files' layout (rows sorted by cell, model and year, row groups of 122,880), in
  * bounded memory: part k's rows (cell_id, model, year, value), from `partRows(k)`, are sorted
  * and written on their own, the parts holding ascending, disjoint ranges of cells; then the parts
  * are read in their order into the file. Written beside its place and renamed over it. Returns its rows.
@@ -139,7 +139,7 @@ export async function writeMapFile(conn: DuckDBConnection, target: string, parts
     const whole = `${tmp}/whole.parquet`;
     const from = files.length > 0 ? `read_parquet([${files.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS year, NULL::DOUBLE AS value LIMIT 0)';
     // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
-    await conn.run(`COPY (SELECT cell_id, model, year, value FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 8192)`);
+    await conn.run(`COPY (SELECT cell_id, model, year, value FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
     const [[rows]] = (await conn.runAndReadAll(`SELECT count(*)::INTEGER FROM read_parquet(${sqlString(whole)})`)).getRowsJS() as [[number]];
     fs.renameSync(whole, target);
     return rows;
