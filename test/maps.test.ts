@@ -447,7 +447,7 @@ describe('the map files: what a map at the default parameters reads', () => {
     const before = (await getOn(fresh, url).expect(200)).body as MapBody;
     const [changed, missing] = before.cells.id;
     const frost = mapFileOf(dataDir, 'NEX-GDDP', 'RCP85', 'frost_days');
-    await rewriteMapFile(frost, `SELECT cell_id, model, year, CASE WHEN cell_id = ${changed} THEN value + 1000 ELSE value END AS value FROM read_parquet($file) WHERE cell_id <> ${missing} ORDER BY ALL`);
+    await rewriteMapFile(frost, `SELECT cell_id, model, first_year, CASE WHEN cell_id = ${changed} THEN list_transform(vals, v -> v + 1000) ELSE vals END AS vals FROM read_parquet($file) WHERE cell_id <> ${missing} ORDER BY cell_id, model`);
     const after = (await getOn(fresh, url).expect(200)).body as MapBody;
     expect(after.values.median![0]).toBeCloseTo(before.values.median![0]! + 1000, 9);
     expect(after.values.median![1]).toBe(before.values.median![1]);
@@ -457,9 +457,9 @@ describe('the map files: what a map at the default parameters reads', () => {
     const humidUrl = '/api/climate-data/map/ssp585/indicator/max_heat_index/?years=2050&dataset=NEX-GDDP-CMIP6';
     const humid = mapFileOf(dataDir, 'NEX-GDDP-CMIP6', 'ssp585', 'max_heat_index');
     const whole = (await getOn(fresh, humidUrl).expect(200)).body as MapBody;
-    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 3).join(',')}) ORDER BY ALL`);
+    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 3).join(',')}) ORDER BY cell_id, model`);
     expect(((await getOn(fresh, humidUrl).expect(200)).body as MapBody).values).toEqual(whole.values);
-    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 4).join(',')}) ORDER BY ALL`);
+    await rewriteMapFile(humid, `SELECT * FROM read_parquet($file) WHERE cell_id NOT IN (${whole.cells.id.slice(0, 4).join(',')}) ORDER BY cell_id, model`);
     const refused = await getOn(fresh, humidUrl).expect(400);
     expect(refused.body.detail).toMatch(/^This map has 4 cells whose values must be computed from the days .*the limit is 3 \(MAP_MAX_DAY_CELLS\)/);
   });

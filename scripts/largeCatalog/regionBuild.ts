@@ -18,7 +18,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDuckDB } from '../../src/db/duckdb.js';
 import { sqlString } from '../../src/db/sqlFiles.js';
 import { MAP_FILES_DIR } from '../../src/maps/mapFiles.js';
-import { cellParts, writeMapFile } from '../../src/maps/writeMapFiles.js';
+import { cellParts, mapFileYearRows, writeMapFile } from '../../src/maps/writeMapFiles.js';
 import { GRIDS } from '../../src/reference/grids.js';
 
 /** `count` cells of a dataset's grid, row by row from (row0, col0), `cols` a row. */
@@ -63,8 +63,8 @@ async function addMapRows(conn: DuckDBConnection, folder: string, template: numb
     const added = new Set(ids);
     const parts = cellParts([...baseIds, ...ids]);
     await writeMapFile(conn, file, parts.length, async (k) => ({
-      sql: `SELECT * FROM read_parquet(${sqlString(old)}) WHERE list_contains($base, cell_id)
-            UNION ALL SELECT a.id AS cell_id, t.model, t.year, t.value FROM read_parquet(${sqlString(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
+      sql: `SELECT * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
+            UNION ALL SELECT a.id AS cell_id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
       params: { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template },
       types: { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
     }));

@@ -18,6 +18,8 @@ export interface MapFileScope {
   dataset?: string;
   /** Cells whose rows are computed again; undefined for every cell (the files are written anew). */
   cells?: Iterable<number>;
+  /** Of these scenarios only (an ingest's; undefined for all). */
+  scenarios?: string[];
 }
 
 export interface MapFilesWritten {
@@ -63,7 +65,7 @@ function mapFileTasks(catalog: Catalog, scope: MapFileScope): MapFileTask[] {
   for (const dataset of catalog.datasets.map((d) => d.name).filter((d) => scope.dataset === undefined || d === scope.dataset)) {
     const cellIds = [...catalog.mapCells.ids(dataset)];
     for (const scenario of builtScenarios(dataDir, dataset)) {
-      if (!catalog.scenarioByName.has(scenario)) continue;
+      if (!catalog.scenarioByName.has(scenario) || (scope.scenarios && !scope.scenarios.includes(scenario))) continue;
       const withDays = cellIds.filter((id) => climateFile(dataDir, dataset, scenario, id) !== undefined);
       const cells = only ? withDays.filter((id) => only.has(id)) : withDays;
       if (cells.length === 0) continue;
@@ -105,6 +107,9 @@ function removeOtherKeys(dir: string, indicator: string, keep: string) {
   for (const name of fs.readdirSync(dir)) if (name !== keep && ofIndicator.test(name)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
+/** Rows (cell and model series) of a map file's row groups: 256 cells of 32 models. */
+const ROW_GROUP_ROWS = 8192;
+
 /** Cells a part of a map file holds: its rows sorted in memory (about 40 MB at 32 models and 150 years). */
 export const PART_CELLS = 256;
 
@@ -117,12 +122,21 @@ export function cellParts(ids: Iterable<number>): number[][] {
 }
 
 /**
- * A map file in the files' layout (rows sorted by cell, model and year, row groups of 122,880), in
- * bounded memory: part k's rows (cell_id, model, year, value), from `partRows(k)`, are sorted
- * and written on their own, the parts holding ascending, disjoint ranges of cells; then the parts
- * are read in their order into the file. Written beside its place and renamed over it. Returns its rows.
+ * A map file's rows as yearly rows (cell_id, model, year, value), for a writer that keeps some of
+ * them. The path is the build's own, not user input.
  */
-export async function writeMapFile(conn: DuckDBConnection, target: string, parts: number, partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>): Promise<number> {
+export function mapFileYearRows(file: string): string {
+  return `SELECT cell_id, model, (first_year + i)::SMALLINT AS year, value FROM (SELECT cell_id, model, first_year, unnest(vals) AS value, unnest(range(len(vals))) AS i FROM read_parquet(${sqlString(file)}))`;
+}
+
+/**
+ * A map file in the files' layout (a row per cell and model: its first year and its values of
+ * consecutive years, sorted by cell and model), in bounded memory: part k's yearly rows
+ * (cell_id, model, year, value), from `partRows(k)`, are grouped, sorted and written on their own,
+ * the parts holding ascending, disjoint ranges of cells; then the parts are read in their order
+ * into the file (one part is the file). Written beside its place and renamed over it.
+ */
+export async function writeMapFile(conn: DuckDBConnection, target: string, parts: number, partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>): Promise<void> {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -132,17 +146,26 @@ export async function writeMapFile(conn: DuckDBConnection, target: string, parts
     for (let k = 0; k < parts; k++) {
       const { sql, params, types } = await partRows(k);
       const file = path.join(tmp, `part-${String(k).padStart(6, '0')}.parquet`);
-      // The paths are the build's own, not user input; COPY takes no parameter for them.
-      await conn.run(`COPY (SELECT cell_id, model, year, value FROM (${sql}) ORDER BY cell_id, model, year) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`, params as never, types);
+      // The paths are the build's own, not user input; COPY takes no parameter for them. A series
+      // with a missing year would shift the years after it: the indicators' yearly rows have none.
+      await conn.run(
+        `COPY (SELECT cell_id, model, min(year)::SMALLINT AS first_year, list(value ORDER BY year) AS vals FROM (${sql}) GROUP BY cell_id, model
+               HAVING CASE WHEN count(*) <> max(year) - min(year) + 1 THEN error('a map file series misses years') ELSE true END
+               ORDER BY cell_id, model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+        params as never,
+        types,
+      );
       files.push(file);
     }
     const whole = `${tmp}/whole.parquet`;
-    const from = files.length > 0 ? `read_parquet([${files.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS year, NULL::DOUBLE AS value LIMIT 0)';
-    // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
-    await conn.run(`COPY (SELECT cell_id, model, year, value FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
-    const [[rows]] = (await conn.runAndReadAll(`SELECT count(*)::INTEGER FROM read_parquet(${sqlString(whole)})`)).getRowsJS() as [[number]];
+    if (files.length === 1) {
+      fs.renameSync(files[0]!, whole);
+    } else {
+      const from = files.length > 0 ? `read_parquet([${files.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS first_year, NULL::DOUBLE[] AS vals LIMIT 0)';
+      // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
+      await conn.run(`COPY (SELECT cell_id, model, first_year, vals FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+    }
     fs.renameSync(whole, target);
-    return rows;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -156,26 +179,29 @@ async function writeOne(conn: DuckDBConnection, catalog: Catalog, { plan, cells:
     : [];
   const parts = cellParts([...cellIds, ...keptIds]);
   await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
+  let values = 0;
   try {
-    return await writeMapFile(conn, target, parts.length, async (k) => {
+    await writeMapFile(conn, target, parts.length, async (k) => {
       await conn.run('DELETE FROM map_rows');
       const ids = parts[k]!;
       const own = ids.filter((id) => computed.has(id));
-      for (let i = 0; i < own.length; i += MOST_CELLS) await insertComputed(conn, catalog, plan, own.slice(i, i + MOST_CELLS));
+      for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, plan, own.slice(i, i + MOST_CELLS));
       if (kept && own.length < ids.length) {
-        await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM read_parquet(${sqlString(kept)}) WHERE list_contains($ids, cell_id)`, {
+        const keptRows = await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM (${mapFileYearRows(kept)}) WHERE list_contains($ids, cell_id)`, {
           ids: listValue(ids.filter((id) => !computed.has(id))),
         });
+        values += keptRows.rowsChanged;
       }
       return { sql: 'SELECT * FROM map_rows' };
     });
+    return values;
   } finally {
     await conn.run('DROP TABLE IF EXISTS map_rows');
   }
 }
 
-/** One statement's cells' yearly values into map_rows. */
-async function insertComputed(conn: DuckDBConnection, catalog: Catalog, plan: IndicatorPlan, cellIds: number[]) {
+/** One statement's cells' yearly values into map_rows; returns how many. */
+async function insertComputed(conn: DuckDBConnection, catalog: Catalog, plan: IndicatorPlan, cellIds: number[]): Promise<number> {
   const group: { id: number; files: CellFiles }[] = [];
   for (const id of cellIds) {
     try {
@@ -186,16 +212,17 @@ async function insertComputed(conn: DuckDBConnection, catalog: Catalog, plan: In
       if (!(err instanceof ServiceError)) throw err;
     }
   }
-  if (group.length === 0) return;
+  if (group.length === 0) return 0;
   const r = planRequest(plan, group.map((g) => g.files));
   const sql = servedStatement(r.name, 'period_models', fromMonths(r));
   await setVariables(conn, r, sql);
-  await conn.run(
+  const inserted = await conn.run(
     `INSERT INTO map_rows SELECT cell_id, model, year, value FROM (
        SELECT list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
      ) WHERE year > 0`,
     { ids: listValue(group.map((g) => g.id)) },
   );
+  return inserted.rowsChanged;
 }
 
 /**

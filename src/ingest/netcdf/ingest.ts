@@ -305,8 +305,10 @@ export async function publishIngest(
   ))[0]!.n;
   if (!unchanged) {
     await writeManifest(dataDir, fixture, staged, cellsWithData);
-    // After the manifest, whose years they take: the ingested cells' rows computed again, the others kept.
-    await writeBuildMapFiles(conn, dataDir, { dataset, cells }, say);
+    // After the manifest, whose years they take: the ingested cells' rows computed again, the others
+    // kept, in the scenarios ingested (every one when the historical days, whose percentiles the others use, changed).
+    const scenarios = [...new Set(staged.map((f) => f.meta.scenario))];
+    await writeBuildMapFiles(conn, dataDir, { dataset, cells, scenarios: scenarios.includes('historical') ? undefined : scenarios }, say);
   }
   return { added, cellsWithData, unchanged };
 }
