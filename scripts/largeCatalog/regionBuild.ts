@@ -4,8 +4,8 @@
  *
  * What is faked: each added cell's files are hard links to the files of the dataset's first cell
  * with data in the base build (or to a copy of them, past the file system's links per file), for
- * the scenarios asked for only, and their map files' rows (of some indicators, or all) the
- * template's too. Start-up opens no cell file; a lookup reads
+ * the scenarios asked for only, and their map files' rows (of the indicators asked for; the others'
+ * maps compute the added cells) the template's too. Start-up opens no cell file; a lookup reads
  * one cell's files whichever it is (the same bytes and layout as a real cell's); a reload's check
  * lists every directory entry and reads each file's ends, which a link has as a file does. What
  * such a build answers for an added cell is its template cell's values, at the added cell's place.
@@ -47,15 +47,15 @@ function linkTree(from: string, to: string) {
 }
 
 /**
- * The map files of a scenario's folder (of `indicators`, or all) with the template cell's rows
+ * The map files of `indicators` in a scenario's folder with the template cell's rows
  * given to each added cell too, as the build would compute them: the added cells' days are the
  * template's. The linked file is replaced, never written through.
  */
-async function addMapRows(conn: DuckDBConnection, folder: string, template: number, ids: number[], indicators: string[] | undefined) {
+async function addMapRows(conn: DuckDBConnection, folder: string, template: number, ids: number[], indicators: string[]) {
   if (!fs.existsSync(folder)) return;
   for (const name of fs.readdirSync(folder)) {
     const indicator = name.replace(/-[0-9a-f]{12}\.parquet$/, '');
-    if (indicators && !indicators.includes(indicator)) continue;
+    if (!indicators.includes(indicator)) continue;
     const file = path.join(folder, name);
     const old = `${file}.base`;
     fs.renameSync(file, old);
@@ -117,7 +117,7 @@ export async function writeRegionBuild(base: string, dir: string, boxes: CellBox
           }
           manifest.files[tree] = (manifest.files[tree] ?? 0) + ids.length;
         }
-        await addMapRows(conn, path.join(dir, MAP_FILES_DIR, box.dataset, s), template, ids, opts.mapIndicators);
+        await addMapRows(conn, path.join(dir, MAP_FILES_DIR, box.dataset, s), template, ids, opts.mapIndicators ?? []);
       }
       manifest.datasets[box.dataset]!.cells_with_data += ids.length;
       // The box's cells, at their centres as cellCentre computes them (the same double arithmetic).

@@ -8,7 +8,7 @@ import type { IndicatorVariables } from '../indicators/params.js';
  * value of the indicator in every cell with data, so that a map reads one value per (cell, model,
  * year) instead of the days. Written at build, ingest and `make summaries` (writeMapFiles.ts), read
  * by mapFileValues.ts. A row per cell and model (cell_id, model, first_year, vals): its values of
- * consecutive years from first_year, a null where a year has none; sorted by cell and model in
+ * consecutive years from first_year, a null where a year has no value (or no row); sorted by cell and model in
  * small row groups, so that a box reads only its cells' groups, and a window is a slice of each
  * row's list (a row of yearly values per year took 10 times as long to read and group). A cell is
  * in a file exactly when the file's values were computed for it.

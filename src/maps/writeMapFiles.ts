@@ -146,12 +146,17 @@ export async function writeMapFile(conn: DuckDBConnection, target: string, parts
     for (let k = 0; k < parts; k++) {
       const { sql, params, types } = await partRows(k);
       const file = path.join(tmp, `part-${String(k).padStart(6, '0')}.parquet`);
-      // The paths are the build's own, not user input; COPY takes no parameter for them. A series
-      // with a missing year would shift the years after it: the indicators' yearly rows have none.
+      // The paths are the build's own, not user input; COPY takes no parameter for them. A year
+      // between a series' first and last without a row (an ingested cell with some years only)
+      // is a null in its list, so that each value stays at its year's place.
       await conn.run(
-        `COPY (SELECT cell_id, model, min(year)::SMALLINT AS first_year, list(value ORDER BY year) AS vals FROM (${sql}) GROUP BY cell_id, model
-               HAVING CASE WHEN count(*) <> max(year) - min(year) + 1 THEN error('a map file series misses years') ELSE true END
-               ORDER BY cell_id, model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+        `COPY (WITH rows AS (${sql}),
+                    spans AS (SELECT cell_id, model, min(year)::SMALLINT AS first_year, max(year)::SMALLINT AS last_year FROM rows GROUP BY ALL),
+                    years AS (SELECT cell_id, model, first_year, unnest(range(first_year, last_year + 1))::SMALLINT AS year FROM spans)
+               SELECT y.cell_id, y.model, y.first_year, list(r.value ORDER BY y.year) AS vals
+               FROM years y LEFT JOIN rows r USING (cell_id, model, year)
+               GROUP BY y.cell_id, y.model, y.first_year
+               ORDER BY y.cell_id, y.model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
         params as never,
         types,
       );
