@@ -62,9 +62,9 @@ async function addMapRows(conn: DuckDBConnection, folder: string, template: numb
     const baseIds = (await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(old)})`)).getColumnsJS()[0] as number[];
     const added = new Set(ids);
     const parts = cellParts([...baseIds, ...ids]);
-    await writeMapFile(conn, file, parts.length, async (k) => ({
-      sql: `SELECT * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
-            UNION ALL SELECT a.id AS cell_id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
+    await writeMapFile(conn, [file], parts.length, async (k) => ({
+      sql: `SELECT 0 AS t, * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
+            UNION ALL SELECT 0 AS t, a.id AS cell_id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
       params: { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template },
       types: { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
     }));

@@ -48,13 +48,18 @@ function builtScenarios(dataDir: string, dataset: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((s) => fs.statSync(path.join(dir, s)).isDirectory()).sort() : [];
 }
 
-/** One map file to write: an indicator's default plan for a (dataset, scenario), and the cells to compute. */
-interface MapFileTask {
+/** One scenario's map file of an indicator: its default plan, the cells to compute, its place. */
+interface MapFileTarget {
   plan: IndicatorPlan;
   cells: number[];
   target: string;
   /** The file whose other cells' rows are kept; undefined to write the file anew. */
   kept: string | undefined;
+}
+
+/** An indicator's map files of one dataset, each scenario's: computed together, one statement for the cells of every scenario. */
+interface MapFileTask {
+  targets: MapFileTarget[];
 }
 
 /** The files of the build's datasets (or of `scope`): each scenario with cells' days, each indicator with a default plan. */
@@ -64,6 +69,7 @@ function mapFileTasks(catalog: Catalog, scope: MapFileScope): MapFileTask[] {
   const tasks: MapFileTask[] = [];
   for (const dataset of catalog.datasets.map((d) => d.name).filter((d) => scope.dataset === undefined || d === scope.dataset)) {
     const cellIds = [...catalog.mapCells.ids(dataset)];
+    const byIndicator = new Map<string, MapFileTarget[]>();
     for (const scenario of builtScenarios(dataDir, dataset)) {
       if (!catalog.scenarioByName.has(scenario) || (scope.scenarios && !scope.scenarios.includes(scenario))) continue;
       const withDays = cellIds.filter((id) => climateFile(dataDir, dataset, scenario, id) !== undefined);
@@ -73,9 +79,12 @@ function mapFileTasks(catalog: Catalog, scope: MapFileScope): MapFileTask[] {
         const plan = defaultPlan(catalog, dataset, scenario, meta.name);
         if (!plan) continue;
         const target = mapFilePath(dataDir, dataset, scenario, meta.name, mapFileKey(plan.units, plan.vars));
-        tasks.push({ plan, cells, target, kept: only && fs.existsSync(target) ? target : undefined });
+        const targets = byIndicator.get(meta.name) ?? [];
+        targets.push({ plan, cells, target, kept: only && fs.existsSync(target) ? target : undefined });
+        byIndicator.set(meta.name, targets);
       }
     }
+    for (const targets of byIndicator.values()) tasks.push({ targets });
   }
   return tasks;
 }
@@ -83,9 +92,10 @@ function mapFileTasks(catalog: Catalog, scope: MapFileScope): MapFileTask[] {
 /**
  * Writes the map files (mapFiles.ts) of the build's datasets, or of `scope`, each with the same
  * statement the indicator endpoints run for a cell's yearly values (period_models of the template,
- * many cells at a time), so that a map read from them answers what the endpoints answer. One file
- * at a time: two connections at once took longer than one (53 against 42 s for the default
- * build's 340 files), the statements already using every thread. Each file is written beside its
+ * many cells at a time, the cells of every scenario in one statement as warming levels read them),
+ * so that a map read from them answers what the endpoints answer. One indicator at a time: two
+ * connections at once took longer than one (53 against 42 s for the default build's 340 files),
+ * the statements already using every thread. Each file is written beside its
  * place and renamed over it: a server reading the build meanwhile reads the old file or the new one.
  */
 export async function writeMapFiles(conn: DuckDBConnection, catalog: Catalog, scope: MapFileScope = {}, progress: (done: number, total: number, rows: number) => void = () => {}): Promise<MapFilesWritten> {
@@ -93,12 +103,15 @@ export async function writeMapFiles(conn: DuckDBConnection, catalog: Catalog, sc
   const tasks = mapFileTasks(catalog, scope);
   await conn.run(sqlFile('indicators/macros.sql'));
   let rows = 0;
-  for (const [i, task] of tasks.entries()) {
+  let files = 0;
+  const total = tasks.reduce((n, t) => n + t.targets.length, 0);
+  for (const task of tasks) {
     rows += await writeOne(conn, catalog, task);
-    removeOtherKeys(path.dirname(task.target), task.plan.meta.name, path.basename(task.target));
-    progress(i + 1, tasks.length, rows);
+    for (const { target, plan } of task.targets) removeOtherKeys(path.dirname(target), plan.meta.name, path.basename(target));
+    files += task.targets.length;
+    progress(files, total, rows);
   }
-  return { files: tasks.length, rows, seconds: (Date.now() - started) / 1000 };
+  return { files, rows, seconds: (Date.now() - started) / 1000 };
 }
 
 /** A file of an indicator's values for parameters that are no longer its default is never read: removed. */
@@ -130,102 +143,130 @@ export function mapFileYearRows(file: string): string {
 }
 
 /**
- * A map file in the files' layout (a row per cell and model: its first year and its values of
+ * Map files in the files' layout (a row per cell and model: its first year and its values of
  * consecutive years, sorted by cell and model), in bounded memory: part k's yearly rows
- * (cell_id, model, year, value), from `partRows(k)`, are grouped, sorted and written on their own,
- * the parts holding ascending, disjoint ranges of cells; then the parts are read in their order
- * into the file (one part is the file). Written beside its place and renamed over it.
+ * (t, cell_id, model, year, value; t the index of the target they go to), from `partRows(k)`, are
+ * grouped, sorted and written on their own, the parts holding ascending, disjoint ranges of
+ * cells; then each target's parts are read in their order into its file (one part is the file).
+ * Each is written beside its place and renamed over it.
  */
-export async function writeMapFile(conn: DuckDBConnection, target: string, parts: number, partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>): Promise<void> {
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const tmp = `${target}.tmp-${process.pid}`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp);
+export async function writeMapFile(
+  conn: DuckDBConnection,
+  targets: string[],
+  parts: number,
+  partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>,
+): Promise<void> {
+  const tmps = targets.map((target) => {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const tmp = `${target}.tmp-${process.pid}`;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp);
+    return tmp;
+  });
   try {
-    const files: string[] = [];
+    const files: string[][] = targets.map(() => []);
     for (let k = 0; k < parts; k++) {
       const { sql, params, types } = await partRows(k);
-      const file = path.join(tmp, `part-${String(k).padStart(6, '0')}.parquet`);
-      // The paths are the build's own, not user input; COPY takes no parameter for them. A year
-      // between a series' first and last without a row (an ingested cell with some years only)
-      // is a null in its list, so that each value stays at its year's place.
-      await conn.run(
-        `COPY (WITH rows AS (${sql}),
-                    spans AS (SELECT cell_id, model, min(year)::SMALLINT AS first_year, max(year)::SMALLINT AS last_year FROM rows GROUP BY ALL),
-                    years AS (SELECT cell_id, model, first_year, unnest(range(first_year, last_year + 1))::SMALLINT AS year FROM spans)
-               SELECT y.cell_id, y.model, y.first_year, list(r.value ORDER BY y.year) AS vals
-               FROM years y LEFT JOIN rows r USING (cell_id, model, year)
-               GROUP BY y.cell_id, y.model, y.first_year
-               ORDER BY y.cell_id, y.model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
-        params as never,
-        types,
-      );
-      files.push(file);
+      await conn.run(`CREATE OR REPLACE TEMP TABLE map_part AS ${sql}`, params as never, types);
+      for (let t = 0; t < targets.length; t++) {
+        const file = path.join(tmps[t]!, `part-${String(k).padStart(6, '0')}.parquet`);
+        // The paths are the build's own, not user input; COPY takes no parameter for them. A year
+        // between a series' first and last without a row (an ingested cell with some years only)
+        // is a null in its list, so that each value stays at its year's place.
+        await conn.run(
+          `COPY (WITH rows AS (SELECT cell_id, model, year, value FROM map_part WHERE t = ${t}),
+                      spans AS (SELECT cell_id, model, min(year)::SMALLINT AS first_year, max(year)::SMALLINT AS last_year FROM rows GROUP BY ALL),
+                      years AS (SELECT cell_id, model, first_year, unnest(range(first_year, last_year + 1))::SMALLINT AS year FROM spans)
+                 SELECT y.cell_id, y.model, y.first_year, list(r.value ORDER BY y.year) AS vals
+                 FROM years y LEFT JOIN rows r USING (cell_id, model, year)
+                 GROUP BY y.cell_id, y.model, y.first_year
+                 ORDER BY y.cell_id, y.model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+        );
+        files[t]!.push(file);
+      }
     }
-    const whole = `${tmp}/whole.parquet`;
-    if (files.length === 1) {
-      fs.renameSync(files[0]!, whole);
-    } else {
-      const from = files.length > 0 ? `read_parquet([${files.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS first_year, NULL::DOUBLE[] AS vals LIMIT 0)';
-      // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
-      await conn.run(`COPY (SELECT cell_id, model, first_year, vals FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+    await conn.run('DROP TABLE IF EXISTS map_part');
+    for (let t = 0; t < targets.length; t++) {
+      const whole = `${tmps[t]}/whole.parquet`;
+      if (files[t]!.length === 1) {
+        fs.renameSync(files[t]![0]!, whole);
+      } else {
+        const from =
+          files[t]!.length > 0 ? `read_parquet([${files[t]!.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS first_year, NULL::DOUBLE[] AS vals LIMIT 0)';
+        // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
+        await conn.run(`COPY (SELECT cell_id, model, first_year, vals FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+      }
+      fs.renameSync(whole, targets[t]!);
     }
-    fs.renameSync(whole, target);
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    for (const tmp of tmps) fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** One file: the cells' yearly values computed (and an earlier file's other cells' rows kept); returns its rows. */
-async function writeOne(conn: DuckDBConnection, catalog: Catalog, { plan, cells: cellIds, target, kept }: MapFileTask): Promise<number> {
-  const computed = new Set(cellIds);
-  const keptIds = kept
-    ? ((await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(kept)})`)).getColumnsJS()[0] as number[]).filter((id) => !computed.has(id))
-    : [];
-  const parts = cellParts([...cellIds, ...keptIds]);
-  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
+/** One indicator's files: the cells' yearly values computed (and earlier files' other cells' rows kept); returns their rows. */
+async function writeOne(conn: DuckDBConnection, catalog: Catalog, { targets }: MapFileTask): Promise<number> {
+  const computed = targets.map((t) => new Set(t.cells));
+  const keptIds = await Promise.all(
+    targets.map(async (t, i) =>
+      t.kept ? ((await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(t.kept)})`)).getColumnsJS()[0] as number[]).filter((id) => !computed[i]!.has(id)) : [],
+    ),
+  );
+  const parts = cellParts(targets.flatMap((t, i) => [...t.cells, ...keptIds[i]!]));
+  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (t INTEGER, cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
   let values = 0;
   try {
-    await writeMapFile(conn, target, parts.length, async (k) => {
-      await conn.run('DELETE FROM map_rows');
-      const ids = parts[k]!;
-      const own = ids.filter((id) => computed.has(id));
-      for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, plan, own.slice(i, i + MOST_CELLS));
-      if (kept && own.length < ids.length) {
-        const keptRows = await conn.run(`INSERT INTO map_rows SELECT cell_id, model, year, value FROM (${mapFileYearRows(kept)}) WHERE list_contains($ids, cell_id)`, {
-          ids: listValue(ids.filter((id) => !computed.has(id))),
-        });
-        values += keptRows.rowsChanged;
-      }
-      return { sql: 'SELECT * FROM map_rows' };
-    });
+    await writeMapFile(
+      conn,
+      targets.map((t) => t.target),
+      parts.length,
+      async (k) => {
+        await conn.run('DELETE FROM map_rows');
+        const ids = new Set(parts[k]!);
+        const own = targets.flatMap((t, i) => t.cells.filter((id) => ids.has(id)).map((id) => ({ t: i, id })));
+        for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, targets, own.slice(i, i + MOST_CELLS));
+        for (const [i, t] of targets.entries()) {
+          const keep = keptIds[i]!.filter((id) => ids.has(id));
+          if (!t.kept || keep.length === 0) continue;
+          const kept = await conn.run(`INSERT INTO map_rows SELECT ${i}, cell_id, model, year, value FROM (${mapFileYearRows(t.kept)}) WHERE list_contains($ids, cell_id)`, { ids: listValue(keep) });
+          values += kept.rowsChanged;
+        }
+        return { sql: 'SELECT * FROM map_rows' };
+      },
+    );
     return values;
   } finally {
     await conn.run('DROP TABLE IF EXISTS map_rows');
   }
 }
 
-/** One statement's cells' yearly values into map_rows; returns how many. */
-async function insertComputed(conn: DuckDBConnection, catalog: Catalog, plan: IndicatorPlan, cellIds: number[]): Promise<number> {
-  const group: { id: number; files: CellFiles }[] = [];
-  for (const id of cellIds) {
+/**
+ * One statement's yearly values of some cells of some targets into map_rows; returns how many. Each
+ * (target, cell) is read as a cell of its own (its scenario's files), over every target's years:
+ * each file holds only its own years.
+ */
+async function insertComputed(conn: DuckDBConnection, catalog: Catalog, targets: MapFileTarget[], cells: { t: number; id: number }[]): Promise<number> {
+  const group: { t: number; id: number; files: CellFiles }[] = [];
+  for (const { t, id } of cells) {
     try {
-      const files = planCellFiles(catalog, plan, id);
-      if (files) group.push({ id, files });
+      const plan = targets[t]!.plan;
+      const files = planCellFiles(catalog, plan, id, 'this map cell', plan.scenario.name);
+      if (files) group.push({ t, id, files });
     } catch (err) {
       // A cell without what the indicator needs (a historical file for its historic range) has no value there: its maps read the days.
       if (!(err instanceof ServiceError)) throw err;
     }
   }
   if (group.length === 0) return 0;
-  const r = planRequest(plan, group.map((g) => g.files));
+  const years = [...new Set(targets.flatMap((t) => t.plan.years))].sort((a, b) => a - b);
+  // Every model of each file: a scenario's file holds the models the scenario's own plan asks for.
+  const r = { ...planRequest(targets[0]!.plan, group.map((g) => g.files)), years, models: undefined };
   const sql = servedStatement(r.name, 'period_models', fromMonths(r));
   await setVariables(conn, r, sql);
   const inserted = await conn.run(
-    `INSERT INTO map_rows SELECT cell_id, model, year, value FROM (
-       SELECT list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
+    `INSERT INTO map_rows SELECT t, cell_id, model, year, value FROM (
+       SELECT list_extract($ts, cell + 1) AS t, list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
      ) WHERE year > 0`,
-    { ids: listValue(group.map((g) => g.id)) },
+    { ts: listValue(group.map((g) => g.t)), ids: listValue(group.map((g) => g.id)) },
   );
   return inserted.rowsChanged;
 }
