@@ -1,7 +1,7 @@
 /**
  * Maps (GET /api/climate-data/map/...): the whole map of each dataset of the build, at the
  * indicators' default parameters (frost_days and average_high_temperature from the monthly
- * summaries, max_heat_index from the days), over 30 years (or the years the build has), three
+ * summaries, max_heat_index from the days, all three from the map files where the build has them), over 30 years (or the years the build has), three
  * statistics (the default 10th,median,90th); on NEX-GDDP also with relative_to and at a warming
  * level. One client, compressed as clients ask; every path distinct (each round another window),
  * so that no response cache could serve a repeat (at the warming level, each round another top percentile). Medians of the per-request times, body read to
@@ -74,7 +74,7 @@ function requestsOf(catalog: Catalog, dataset: string): { scenario: string; name
     { scenario: future.name, name: 'frost_days, years', indicator: 'frost_days', query: (r: number) => `years=${years(r)}&dataset=${dataset}` },
     { scenario: future.name, name: 'average_high_temperature, years', indicator: 'average_high_temperature', query: (r: number) => `years=${years(r)}&dataset=${dataset}` },
   ];
-  if (datasetVariables(dataset).includes('huss')) out.push({ scenario: future.name, name: 'max_heat_index (from the days), years', indicator: 'max_heat_index', query: (r: number) => `years=${years(r)}&dataset=${dataset}` });
+  if (datasetVariables(dataset).includes('huss')) out.push({ scenario: future.name, name: 'max_heat_index, years', indicator: 'max_heat_index', query: (r: number) => `years=${years(r)}&dataset=${dataset}` });
   const range = latestRange(datasetRanges(catalog, d));
   if (range) out.push({ scenario: future.name, name: `frost_days, years, relative_to=${range.start_year}`, indicator: 'frost_days', query: (r: number) => `years=${years(r)}&dataset=${dataset}&relative_to=${range.start_year}` });
   out.push({ scenario: future.name, name: 'frost_days, warming_level', indicator: 'frost_days', query: (r: number) => `warming_level=1.5&dataset=${dataset}&agg=10th,median,${90 - r}th` });
