@@ -14,7 +14,8 @@ import type { ChildProcess } from 'node:child_process';
 import { ROOT } from '../src/config.js';
 import { MAP_FILES_DIR } from '../src/maps/mapFiles.js';
 import { GRIDS } from '../src/reference/grids.js';
-import { writeRegionBuild, type CellBox } from '../scripts/largeCatalog/regionBuild.js';
+import { linkTree, writeRegionBuild, type CellBox } from '../scripts/largeCatalog/regionBuild.js';
+import { median } from './maps.js';
 
 const WORK = path.join(ROOT, '.tmp', 'bench-map-regions');
 const DATASET = 'NEX-GDDP-CMIP6';
@@ -35,17 +36,6 @@ export const MAP_REGIONS = [
   // The conterminous US at 0.25 degree: about 11,000 cells.
   { name: 'conterminous-US-sized box', box: box(35, -125, 50, 220) },
 ];
-
-function linkTree(from: string, to: string, skip: string[] = []) {
-  fs.mkdirSync(to, { recursive: true });
-  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
-    if (skip.includes(e.name)) continue;
-    const s = path.join(from, e.name);
-    const d = path.join(to, e.name);
-    if (e.isDirectory()) linkTree(s, d);
-    else fs.linkSync(s, d);
-  }
-}
 
 /** The region build of `region` over `base` (kept while the base and this file are the same), and the same build without map files. */
 async function regionBuilds(base: string, region: (typeof MAP_REGIONS)[number], log: (line: string) => void): Promise<{ withMaps: string; withoutMaps: string }> {
@@ -145,12 +135,6 @@ export async function mapRegionBench(base: string, kit: ServerKit, rounds = 8, c
   }
   return rows;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 export function printMapRegions(rows: MapRegionRow[]) {
   console.log(`\nmaps of large boxes (${DATASET}, 32 models, ssp585, 10th,median,90th): 1 client, medians, compressed (${ACCEPT_ENCODING})`);

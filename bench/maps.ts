@@ -109,7 +109,7 @@ export async function mapBench(baseUrl: string, token: string, catalog: Catalog,
   return rows;
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

@@ -35,10 +35,11 @@ export function boxCell(box: CellBox, k: number): number {
   return (box.row0 + Math.floor(k / box.cols)) * GRIDS[box.dataset]!.cols + box.col0 + (k % box.cols);
 }
 
-/** Hard links of every file below `from` at the same paths below `to`. */
-function linkTree(from: string, to: string) {
+/** Hard links of every file below `from` at the same paths below `to` (but for the top-level entries in `skip`). */
+export function linkTree(from: string, to: string, skip: string[] = []) {
   fs.mkdirSync(to, { recursive: true });
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    if (skip.includes(entry.name)) continue;
     const src = path.join(from, entry.name);
     const dst = path.join(to, entry.name);
     if (entry.isDirectory()) linkTree(src, dst);
@@ -62,12 +63,14 @@ async function addMapRows(conn: DuckDBConnection, folder: string, template: numb
     const baseIds = (await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(old)})`)).getColumnsJS()[0] as number[];
     const added = new Set(ids);
     const parts = cellParts([...baseIds, ...ids]);
-    await writeMapFile(conn, [file], parts.length, async (k) => ({
-      sql: `SELECT 0 AS t, * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
-            UNION ALL SELECT 0 AS t, a.id AS cell_id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
-      params: { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template },
-      types: { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
-    }));
+    await writeMapFile(conn, [file], parts.length, async (k, table) => {
+      await conn.run(
+        `INSERT INTO ${table} SELECT 0, * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
+         UNION ALL SELECT 0, a.id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
+        { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template } as never,
+        { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
+      );
+    });
     fs.rmSync(old);
   }
 }

@@ -100,6 +100,16 @@ function inWindows(rows: ModelRows, windows: Span[]): Period[] {
 }
 
 /**
+ * A model's value against its base (period_changes): 'absolute' value - base, 'percent'
+ * 100 x (value - base) / base; null where either is missing or the percent's base is 0.
+ */
+export function changeOf(value: number | null, base: number | null, change: 'absolute' | 'percent'): number | null {
+  if (value === null || base === null) return null;
+  if (change === 'absolute') return value - base;
+  return base === 0 ? null : (100.0 * (value - base)) / base;
+}
+
+/**
  * Per period, the values the statistics across models are taken over: with windows, each model's
  * window means; with a change, each model's value against its base (the mean of its baseline
  * periods of the same slot): 'absolute' value - base, 'percent' 100 x (value - base) / base, null
@@ -125,13 +135,7 @@ export function changedPeriods(rows: ModelRows, timeAggregation: TimeAggregation
   return requested.map(({ id, period, byModel }) => {
     const values: number[] = [];
     for (const [model, value] of byModel) {
-      let changed: number | null = value;
-      if (change !== undefined) {
-        const base = bases.get(model)?.get(id % modulus) ?? null;
-        if (value === null || base === null) changed = null;
-        else if (change === 'absolute') changed = value - base;
-        else changed = base === 0 ? null : (100.0 * (value - base)) / base;
-      }
+      const changed = change === undefined ? value : changeOf(value, bases.get(model)?.get(id % modulus) ?? null, change);
       if (changed !== null) values.push(changed);
     }
     return { period, values };

@@ -1,6 +1,6 @@
 import { sortedValues, statistic } from './acrossModels.js';
 import type { Baseline, Span, TimeAggregation } from './params.js';
-import { forEachModelValue, meanOf, type ModelRows } from './periodChanges.js';
+import { changeOf, forEachModelValue, meanOf, type ModelRows } from './periodChanges.js';
 import type { PeriodStats } from './query.js';
 import type { WarmingPlan } from './warmingPlan.js';
 
@@ -70,13 +70,7 @@ export function warmingLevelStats(
       slotValues(historical, member.model, start_year, end_year, d, values);
       for (const [slot, vs] of values) {
         const value = meanOf(vs);
-        let changed: number | null = value;
-        if (r.baseline && value !== null) {
-          const base = baseOf(member.model, slot);
-          if (base === null) changed = null;
-          else if (r.baseline.change === 'absolute') changed = value - base;
-          else changed = base === 0 ? null : (100.0 * (value - base)) / base;
-        }
+        const changed = r.baseline && value !== null ? changeOf(value, baseOf(member.model, slot), r.baseline.change) : value;
         if (changed === null) continue;
         const list = bySlot.get(slot);
         if (list) list.push(changed);

@@ -3,6 +3,7 @@ import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
 import { sortedValues, statistic } from '../indicators/acrossModels.js';
 import { dataScenario, type IndicatorPlan } from '../indicators/indicatorPlan.js';
+import { changeOf } from '../indicators/periodChanges.js';
 import type { Catalog } from '../reference/catalog.js';
 import { existingMapFile } from './mapFiles.js';
 
@@ -43,12 +44,9 @@ interface FileRead {
   values: (mean: (span: number) => number | null) => number[];
 }
 
-/** The change of a value against its base, as periodChanges.ts and warmingLevelStats.ts take it. */
+/** A value, or with a baseline its change against its base (changeOf, as the endpoints take it). */
 function changed(value: number | null, base: number | null, change: 'absolute' | 'percent' | undefined): number | null {
-  if (change === undefined || value === null) return value;
-  if (base === null) return null;
-  if (change === 'absolute') return value - base;
-  return base === 0 ? null : (100.0 * (value - base)) / base;
+  return change === undefined ? value : changeOf(value, base, change);
 }
 
 /** The files a map's plan reads its values from and how; undefined when it must compute them (mapValues.ts). */

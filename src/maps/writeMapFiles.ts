@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { climateFile } from '../dataBuild/files.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { ServiceError } from '../errors.js';
@@ -144,9 +144,9 @@ export function mapFileYearRows(file: string): string {
 
 /**
  * Map files in the files' layout (a row per cell and model: its first year and its values of
- * consecutive years, sorted by cell and model), in bounded memory: part k's yearly rows
- * (t, cell_id, model, year, value; t the index of the target they go to), from `partRows(k)`, are
- * grouped, sorted and written on their own, the parts holding ascending, disjoint ranges of
+ * consecutive years, sorted by cell and model), in bounded memory: `fillPart(k, table)` puts part
+ * k's yearly rows into the empty temporary table `table` (t, cell_id, model, year, value; t the
+ * index of the target they go to); they are grouped, sorted and written on their own, the parts holding ascending, disjoint ranges of
  * cells; then each target's parts are read in their order into its file (one part is the file).
  * Each is written beside its place and renamed over it.
  */
@@ -154,7 +154,7 @@ export async function writeMapFile(
   conn: DuckDBConnection,
   targets: string[],
   parts: number,
-  partRows: (k: number) => Promise<{ sql: string; params?: Record<string, unknown>; types?: Record<string, DuckDBType> }>,
+  fillPart: (k: number, table: string) => Promise<void>,
 ): Promise<void> {
   const tmps = targets.map((target) => {
     fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -165,9 +165,10 @@ export async function writeMapFile(
   });
   try {
     const files: string[][] = targets.map(() => []);
+    await conn.run('CREATE OR REPLACE TEMP TABLE map_part (t INTEGER, cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
     for (let k = 0; k < parts; k++) {
-      const { sql, params, types } = await partRows(k);
-      await conn.run(`CREATE OR REPLACE TEMP TABLE map_part AS ${sql}`, params as never, types);
+      await conn.run('DELETE FROM map_part');
+      await fillPart(k, 'map_part');
       for (let t = 0; t < targets.length; t++) {
         const file = path.join(tmps[t]!, `part-${String(k).padStart(6, '0')}.parquet`);
         // The paths are the build's own, not user input; COPY takes no parameter for them. A year
@@ -185,7 +186,6 @@ export async function writeMapFile(
         files[t]!.push(file);
       }
     }
-    await conn.run('DROP TABLE IF EXISTS map_part');
     for (let t = 0; t < targets.length; t++) {
       const whole = `${tmps[t]}/whole.parquet`;
       if (files[t]!.length === 1) {
@@ -199,6 +199,7 @@ export async function writeMapFile(
       fs.renameSync(whole, targets[t]!);
     }
   } finally {
+    await conn.run('DROP TABLE IF EXISTS map_part');
     for (const tmp of tmps) fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
@@ -212,39 +213,32 @@ async function writeOne(conn: DuckDBConnection, catalog: Catalog, { targets }: M
     ),
   );
   const parts = cellParts(targets.flatMap((t, i) => [...t.cells, ...keptIds[i]!]));
-  await conn.run('CREATE OR REPLACE TEMP TABLE map_rows (t INTEGER, cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
   let values = 0;
-  try {
-    await writeMapFile(
-      conn,
-      targets.map((t) => t.target),
-      parts.length,
-      async (k) => {
-        await conn.run('DELETE FROM map_rows');
-        const ids = new Set(parts[k]!);
-        const own = targets.flatMap((t, i) => t.cells.filter((id) => ids.has(id)).map((id) => ({ t: i, id })));
-        for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, targets, own.slice(i, i + MOST_CELLS));
-        for (const [i, t] of targets.entries()) {
-          const keep = keptIds[i]!.filter((id) => ids.has(id));
-          if (!t.kept || keep.length === 0) continue;
-          const kept = await conn.run(`INSERT INTO map_rows SELECT ${i}, cell_id, model, year, value FROM (${mapFileYearRows(t.kept)}) WHERE list_contains($ids, cell_id)`, { ids: listValue(keep) });
-          values += kept.rowsChanged;
-        }
-        return { sql: 'SELECT * FROM map_rows' };
-      },
-    );
-    return values;
-  } finally {
-    await conn.run('DROP TABLE IF EXISTS map_rows');
-  }
+  await writeMapFile(
+    conn,
+    targets.map((t) => t.target),
+    parts.length,
+    async (k, table) => {
+      const ids = new Set(parts[k]!);
+      const own = targets.flatMap((t, i) => t.cells.filter((id) => ids.has(id)).map((id) => ({ t: i, id })));
+      for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, targets, own.slice(i, i + MOST_CELLS), table);
+      for (const [i, t] of targets.entries()) {
+        const keep = keptIds[i]!.filter((id) => ids.has(id));
+        if (!t.kept || keep.length === 0) continue;
+        const kept = await conn.run(`INSERT INTO ${table} SELECT ${i}, cell_id, model, year, value FROM (${mapFileYearRows(t.kept)}) WHERE list_contains($ids, cell_id)`, { ids: listValue(keep) });
+        values += kept.rowsChanged;
+      }
+    },
+  );
+  return values;
 }
 
 /**
- * One statement's yearly values of some cells of some targets into map_rows; returns how many. Each
+ * One statement's yearly values of some cells of some targets into `table`; returns how many. Each
  * (target, cell) is read as a cell of its own (its scenario's files), over every target's years:
  * each file holds only its own years.
  */
-async function insertComputed(conn: DuckDBConnection, catalog: Catalog, targets: MapFileTarget[], cells: { t: number; id: number }[]): Promise<number> {
+async function insertComputed(conn: DuckDBConnection, catalog: Catalog, targets: MapFileTarget[], cells: { t: number; id: number }[], table: string): Promise<number> {
   const group: { t: number; id: number; files: CellFiles }[] = [];
   for (const { t, id } of cells) {
     try {
@@ -263,7 +257,7 @@ async function insertComputed(conn: DuckDBConnection, catalog: Catalog, targets:
   const sql = servedStatement(r.name, 'period_models', fromMonths(r));
   await setVariables(conn, r, sql);
   const inserted = await conn.run(
-    `INSERT INTO map_rows SELECT t, cell_id, model, year, value FROM (
+    `INSERT INTO ${table} SELECT t, cell_id, model, year, value FROM (
        SELECT list_extract($ts, cell + 1) AS t, list_extract($ids, cell + 1) AS cell_id, model, unnest(ids) AS year, unnest(vals) AS value FROM (${sql})
      ) WHERE year > 0`,
     { ts: listValue(group.map((g) => g.t)), ids: listValue(group.map((g) => g.id)) },
