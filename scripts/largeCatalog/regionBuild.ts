@@ -63,12 +63,11 @@ async function addMapRows(conn: DuckDBConnection, folder: string, template: numb
     const baseIds = (await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(old)})`)).getColumnsJS()[0] as number[];
     const added = new Set(ids);
     const parts = cellParts([...baseIds, ...ids]);
-    await writeMapFile(conn, [file], parts.length, async (k, table) => {
+    await writeMapFile(conn, [{ target: file, kept: old, fresh: ids }], parts, async (k, table) => {
       await conn.run(
-        `INSERT INTO ${table} SELECT 0, * FROM (${mapFileYearRows(old)}) WHERE list_contains($base, cell_id)
-         UNION ALL SELECT 0, a.id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
-        { base: listValue(parts[k]!.filter((id) => !added.has(id))), added: listValue(parts[k]!.filter((id) => added.has(id))), template } as never,
-        { base: LIST(INTEGER), added: LIST(INTEGER), template: INTEGER },
+        `INSERT INTO ${table} SELECT 0, a.id, t.model, t.year, t.value FROM (${mapFileYearRows(old)}) t, (SELECT unnest($added) AS id) a WHERE t.cell_id = $template`,
+        { added: listValue(parts[k]!.filter((id) => added.has(id))), template } as never,
+        { added: LIST(INTEGER), template: INTEGER },
       );
     });
     fs.rmSync(old);

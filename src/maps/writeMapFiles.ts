@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { INTEGER, LIST, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { climateFile } from '../dataBuild/files.js';
+import { readRows } from '../db/duckdb.js';
 import { sqlFile, sqlString } from '../db/sqlFiles.js';
 import { ServiceError } from '../errors.js';
 import { formatQuery } from '../http/format.js';
@@ -142,21 +143,31 @@ export function mapFileYearRows(file: string): string {
   return `SELECT cell_id, model, (first_year + i)::SMALLINT AS year, value FROM (SELECT cell_id, model, first_year, unnest(vals) AS value, unnest(range(len(vals))) AS i FROM read_parquet(${sqlString(file)}))`;
 }
 
+/** A map file to write: its place, the file whose rows of other cells it keeps (if any), the cells computed afresh. */
+export interface MapFileOutput {
+  target: string;
+  kept: string | undefined;
+  /** The cells whose rows come from `fillPart`; their rows in `kept` are dropped. */
+  fresh: number[];
+}
+
 /**
  * Map files in the files' layout (a row per cell and model: its first year and its values of
- * consecutive years, sorted by cell and model), in bounded memory: `fillPart(k, table)` puts part
- * k's yearly rows into the empty temporary table `table` (t, cell_id, model, year, value; t the
- * index of the target they go to); they are grouped, sorted and written on their own, the parts holding ascending, disjoint ranges of
- * cells; then each target's parts are read in their order into its file (one part is the file).
- * Each is written beside its place and renamed over it.
+ * consecutive years, sorted by cell and model), in bounded memory. `parts` are ascending, disjoint
+ * runs of cell ids (fresh and kept ones) of at most PART_CELLS; `fillPart(k, table)` puts part k's
+ * fresh yearly rows into the empty temporary table `table` (t, cell_id, model, year, value; t the
+ * index of the output they go to). Each output's part is one statement: the fresh rows grouped
+ * into series, and the kept file's other cells of the part's range as they are; then the parts
+ * are read in their order into the file (one part is the file). Each is written beside its place
+ * and renamed over it.
  */
 export async function writeMapFile(
   conn: DuckDBConnection,
-  targets: string[],
-  parts: number,
+  outputs: MapFileOutput[],
+  parts: number[][],
   fillPart: (k: number, table: string) => Promise<void>,
 ): Promise<void> {
-  const tmps = targets.map((target) => {
+  const tmps = outputs.map(({ target }) => {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const tmp = `${target}.tmp-${process.pid}`;
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -164,29 +175,40 @@ export async function writeMapFile(
     return tmp;
   });
   try {
-    const files: string[][] = targets.map(() => []);
+    const files: string[][] = outputs.map(() => []);
     await conn.run('CREATE OR REPLACE TEMP TABLE map_part (t INTEGER, cell_id INTEGER, model VARCHAR, year SMALLINT, value DOUBLE)');
-    for (let k = 0; k < parts; k++) {
-      await conn.run('DELETE FROM map_part');
+    await conn.run('CREATE OR REPLACE TEMP TABLE map_fresh (t INTEGER, cell_id INTEGER)');
+    await conn.run('INSERT INTO map_fresh SELECT unnest($t), unnest($ids)', {
+      t: listValue(outputs.flatMap((o, t) => o.fresh.map(() => t))),
+      ids: listValue(outputs.flatMap((o) => o.fresh)),
+    } as never, { t: LIST(INTEGER), ids: LIST(INTEGER) });
+    for (let k = 0; k < parts.length; k++) {
+      if (k > 0) await conn.run('DELETE FROM map_part');
       await fillPart(k, 'map_part');
-      for (let t = 0; t < targets.length; t++) {
+      for (let t = 0; t < outputs.length; t++) {
         const file = path.join(tmps[t]!, `part-${String(k).padStart(6, '0')}.parquet`);
+        const kept = outputs[t]!.kept;
         // The paths are the build's own, not user input; COPY takes no parameter for them. A year
         // between a series' first and last without a row (an ingested cell with some years only)
         // is a null in its list, so that each value stays at its year's place.
         await conn.run(
-          `COPY (WITH rows AS (SELECT cell_id, model, year, value FROM map_part WHERE t = ${t}),
-                      spans AS (SELECT cell_id, model, min(year)::SMALLINT AS first_year, max(year)::SMALLINT AS last_year FROM rows GROUP BY ALL),
-                      years AS (SELECT cell_id, model, first_year, unnest(range(first_year, last_year + 1))::SMALLINT AS year FROM spans)
-                 SELECT y.cell_id, y.model, y.first_year, list(r.value ORDER BY y.year) AS vals
-                 FROM years y LEFT JOIN rows r USING (cell_id, model, year)
-                 GROUP BY y.cell_id, y.model, y.first_year
-                 ORDER BY y.cell_id, y.model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+          `COPY (WITH series AS (
+                   SELECT cell_id, model, min(year)::SMALLINT AS first_year, count(*) AS n, max(year) - min(year) + 1 AS span,
+                          list(value ORDER BY year) AS vals, list(year::INTEGER ORDER BY year) AS years
+                   FROM map_part WHERE t = $t GROUP BY cell_id, model)
+                 SELECT cell_id, model, first_year,
+                        CASE WHEN n = span THEN vals ELSE list_transform(range(span), i -> vals[list_position(years, (first_year + i)::INTEGER)]) END AS vals
+                 FROM series
+                 ${kept ? `UNION ALL
+                 SELECT cell_id, model, first_year, vals FROM read_parquet(${sqlString(kept)})
+                 WHERE cell_id BETWEEN $lo AND $hi AND cell_id NOT IN (SELECT cell_id FROM map_fresh WHERE t = $t)` : ''}
+                 ORDER BY cell_id, model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+          (kept ? { t, lo: parts[k]![0]!, hi: parts[k]!.at(-1)! } : { t }) as never,
         );
         files[t]!.push(file);
       }
     }
-    for (let t = 0; t < targets.length; t++) {
+    for (let t = 0; t < outputs.length; t++) {
       const whole = `${tmps[t]}/whole.parquet`;
       if (files[t]!.length === 1) {
         fs.renameSync(files[t]![0]!, whole);
@@ -196,38 +218,34 @@ export async function writeMapFile(
         // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
         await conn.run(`COPY (SELECT cell_id, model, first_year, vals FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
       }
-      fs.renameSync(whole, targets[t]!);
+      fs.renameSync(whole, outputs[t]!.target);
     }
   } finally {
     await conn.run('DROP TABLE IF EXISTS map_part');
+    await conn.run('DROP TABLE IF EXISTS map_fresh');
     for (const tmp of tmps) fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** One indicator's files: the cells' yearly values computed (and earlier files' other cells' rows kept); returns their rows. */
+/** One indicator's files: the cells' yearly values computed (and earlier files' other cells' rows kept); returns the values computed. */
 async function writeOne(conn: DuckDBConnection, catalog: Catalog, { targets }: MapFileTask): Promise<number> {
-  const computed = targets.map((t) => new Set(t.cells));
-  const keptIds = await Promise.all(
-    targets.map(async (t, i) =>
-      t.kept ? ((await conn.runAndReadAll(`SELECT DISTINCT cell_id::INTEGER FROM read_parquet(${sqlString(t.kept)})`)).getColumnsJS()[0] as number[]).filter((id) => !computed[i]!.has(id)) : [],
-    ),
+  const keptFiles = [...new Set(targets.flatMap((t) => (t.kept ? [t.kept] : [])))];
+  // The cells of each file kept, in one statement: their ids set the parts, so that a part stays at PART_CELLS.
+  const keptIds = new Map<string, number[]>(
+    keptFiles.length === 0
+      ? []
+      : (await readRows<{ file: string; ids: number[] }>(conn, `SELECT filename AS file, list(DISTINCT cell_id::INTEGER) AS ids FROM read_parquet($files::VARCHAR[], filename = true) GROUP BY filename`, { files: listValue(keptFiles) })).map((r) => [r.file, r.ids]),
   );
-  const parts = cellParts(targets.flatMap((t, i) => [...t.cells, ...keptIds[i]!]));
+  const parts = cellParts(targets.flatMap((t) => [...t.cells, ...(t.kept ? (keptIds.get(t.kept) ?? []) : [])]));
   let values = 0;
   await writeMapFile(
     conn,
-    targets.map((t) => t.target),
-    parts.length,
+    targets.map((t) => ({ target: t.target, kept: t.kept, fresh: t.cells })),
+    parts,
     async (k, table) => {
       const ids = new Set(parts[k]!);
       const own = targets.flatMap((t, i) => t.cells.filter((id) => ids.has(id)).map((id) => ({ t: i, id })));
       for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, targets, own.slice(i, i + MOST_CELLS), table);
-      for (const [i, t] of targets.entries()) {
-        const keep = keptIds[i]!.filter((id) => ids.has(id));
-        if (!t.kept || keep.length === 0) continue;
-        const kept = await conn.run(`INSERT INTO ${table} SELECT ${i}, cell_id, model, year, value FROM (${mapFileYearRows(t.kept)}) WHERE list_contains($ids, cell_id)`, { ids: listValue(keep) });
-        values += kept.rowsChanged;
-      }
     },
   );
   return values;
@@ -277,6 +295,6 @@ export async function writeBuildMapFiles(conn: DuckDBConnection, dataDir: string
     last = Date.now();
     say(`map files ${done}/${total}, ${(rows / 1e6).toFixed(1)}M yearly values`);
   });
-  say(`map files: ${written.files} files, ${(written.rows / 1e6).toFixed(1)}M yearly values in ${written.seconds.toFixed(1)}s`);
+  say(`map files: ${written.files} files, ${(written.rows / 1e6).toFixed(1)}M yearly values computed in ${written.seconds.toFixed(1)}s`);
   return written;
 }
