@@ -124,7 +124,14 @@ function removeOtherKeys(dir: string, indicator: string, keep: string) {
 /** Rows (cell and model series) of a map file's row groups: 256 cells of 32 models. */
 const ROW_GROUP_ROWS = 8192;
 
-/** Cells a part of a map file holds: its rows sorted in memory (about 40 MB at 32 models and 150 years). */
+/**
+ * Cells a part of a map file holds: its rows sorted in memory (about 40 MB at 32 models and 150
+ * years). It is also how many (scenario, cell) series one statement computes for an indicator
+ * read from the monthly summaries (a series' months, not its days: 58k rows at 32 models and 150
+ * years): planning the statement is most of a small group's time (19 of 25 ms), and a 37-cell
+ * ingest's 24 indicators took 144 statements in groups of MOST_CELLS. One from the days keeps a
+ * request's MOST_CELLS.
+ */
 export const PART_CELLS = 256;
 
 /** The ids in consecutive parts of at most PART_CELLS, ascending. */
@@ -245,7 +252,8 @@ async function writeOne(conn: DuckDBConnection, catalog: Catalog, { targets }: M
     async (k, table) => {
       const ids = new Set(parts[k]!);
       const own = targets.flatMap((t, i) => t.cells.filter((id) => ids.has(id)).map((id) => ({ t: i, id })));
-      for (let i = 0; i < own.length; i += MOST_CELLS) values += await insertComputed(conn, catalog, targets, own.slice(i, i + MOST_CELLS), table);
+      const per = fromMonths(planRequest(targets[0]!.plan, [])) ? PART_CELLS : MOST_CELLS;
+      for (let i = 0; i < own.length; i += per) values += await insertComputed(conn, catalog, targets, own.slice(i, i + per), table);
     },
   );
   return values;
