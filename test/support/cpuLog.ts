@@ -7,7 +7,8 @@ import { afterAll, expect } from 'vitest';
  * seconds and those of the children it reaped (servers, workers, CLIs, Chromium, redis-server). On a
  * shared 2-core machine wall times swing with the others' load; CPU seconds barely do, so this is
  * what docs/development.md compares files by. Vitest runs a setup file's afterAll after the file's
- * own, so the children its hooks stop are counted.
+ * own, so the children its hooks stop are counted. `pid`, `start` and `end` (ms since the epoch,
+ * over the same span) say which files ran at once, and in which worker.
  *
  * A worker that runs several files one after the other (the `shared` project of vitest.config.ts,
  * isolate: false) keeps its process: each file counts from where the file before it ended (kept on
@@ -16,7 +17,7 @@ import { afterAll, expect } from 'vitest';
  */
 const log = process.env.TEST_CPU_LOG;
 const KEY = Symbol.for('climate-tests.cpu-at-last-file-end');
-type WithMark = typeof globalThis & { [KEY]?: number[] };
+type WithMark = typeof globalThis & { [KEY]?: { times: number[]; at: number } };
 
 /** utime, stime, cutime, cstime of /proc/self/stat, in seconds (Linux only; zeros elsewhere). */
 function procTimes(): number[] {
@@ -32,11 +33,13 @@ function procTimes(): number[] {
 
 if (log) {
   afterAll(() => {
-    const now = procTimes();
-    const since = (globalThis as WithMark)[KEY] ?? [0, 0, 0, 0];
+    const now = { times: procTimes(), at: Date.now() };
+    const since = (globalThis as WithMark)[KEY] ?? { times: [0, 0, 0, 0], at: Math.round(performance.timeOrigin) };
     (globalThis as WithMark)[KEY] = now;
-    const [user, system, childUser, childSystem] = now.map((t, i) => t - since[i]!);
+    const [user, system, childUser, childSystem] = now.times.map((t, i) => t - since.times[i]!);
     const file = path.relative(process.cwd(), expect.getState().testPath ?? '?');
-    fs.appendFileSync(log, `${JSON.stringify({ file, cpu: +(user! + system!).toFixed(2), children: +(childUser! + childSystem!).toFixed(2) })}\n`);
+    // start and end (ms since the epoch) over the same span as the CPU: which files ran at once.
+    const line = { file, cpu: +(user! + system!).toFixed(2), children: +(childUser! + childSystem!).toFixed(2), pid: process.pid, start: since.at, end: now.at };
+    fs.appendFileSync(log, `${JSON.stringify(line)}\n`);
   });
 }
