@@ -2,7 +2,6 @@ import type { RequestHandler, Router } from 'express';
 import type { Config } from '../config.js';
 import type { AccountStore } from './accountStore.js';
 import { DuckDBAccountStore } from './duckdbAccountStore.js';
-import { PostgresAccountStore } from './postgresAccountStore.js';
 import { requireToken } from './requireToken.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { TokenService } from './tokens.js';
@@ -27,6 +26,8 @@ export interface Auth {
  */
 export async function openAccountStore(config: Pick<Config, 'ACCOUNTS_DB' | 'ACCOUNTS_URL' | 'TOKEN_SECRET'>): Promise<AccountStore> {
   if (!config.ACCOUNTS_URL) return new DuckDBAccountStore(config.ACCOUNTS_DB, { fixedSecret: config.TOKEN_SECRET });
+  // Loaded only here: pg costs 0.1 s of CPU at the start of every process with the embedded store.
+  const { PostgresAccountStore } = await import('./postgresAccountStore.js');
   // loadConfig refuses ACCOUNTS_URL without a TOKEN_SECRET.
   const store = new PostgresAccountStore(config.ACCOUNTS_URL, config.TOKEN_SECRET!);
   try {

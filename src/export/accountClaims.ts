@@ -36,20 +36,21 @@ const WAIT_MS = 15_000;
 
 /** Replicas on one Redis: a lease per account (SET NX PX), released by its holder. */
 export class RedisClaims implements AccountClaims {
-  constructor(private readonly redis: () => Redis) {}
+  constructor(private readonly redis: () => Promise<Redis>) {}
 
   async exclusive<T>(account: number, claim: () => Promise<T> | T): Promise<T> {
     const key = `climate-export:claim:${account}`;
     const token = randomBytes(8).toString('hex');
     const until = Date.now() + WAIT_MS;
-    while ((await this.redis().set(key, token, 'PX', LEASE_MS, 'NX')) !== 'OK') {
+    const redis = await this.redis();
+    while ((await redis.set(key, token, 'PX', LEASE_MS, 'NX')) !== 'OK') {
       if (Date.now() > until) throw new UnavailableError('Another request of this account holds its export count for too long; try again in a few seconds.');
       await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
     }
     try {
       return await claim();
     } finally {
-      await this.redis().eval(RELEASE, 1, key, token);
+      await redis.eval(RELEASE, 1, key, token);
     }
   }
 }
