@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { hashPassword } from '../src/auth/passwords.js';
 import { ROOT } from '../src/config.js';
 import { buildDataset } from '../src/ingest/build.js';
 import { buildExplorer } from '../scripts/build-explorer.js';
@@ -93,6 +94,8 @@ export default async function setup(project: TestProject) {
   project.provide('explorerAssets', explorerAssets);
   project.provide('dataDir', outDir);
   project.provide('warmingDataDir', warmingDir);
+  // testApp's account (test/helpers.ts): one scrypt hash for every process of the run.
+  project.provide('testerPasswordHash', await hashPassword('test-password'));
   // Every temporary folder of the run (accounts files, exports, copies of builds, servers' data)
   // under one, removed at the end: the test processes are ended without running their exit
   // handlers, and a run left about 240 folders in the system's temporary folder. The test
@@ -108,6 +111,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dataDir: string;
     warmingDataDir: string;
+    testerPasswordHash: string;
     explorerAssets: string;
   }
 }

@@ -6,7 +6,6 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { inject } from 'vitest';
 import { createApp, exportJobs } from '../src/app.js';
 import { createAuth, type Auth } from '../src/auth/index.js';
-import { hashPassword } from '../src/auth/passwords.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { openDuckDB, type Database } from '../src/db/duckdb.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
@@ -30,12 +29,12 @@ export interface TestApp {
 let counter = 0;
 
 /**
- * The tester's password hash, made once per test file: each app has an accounts file of its own, and
- * a fresh scrypt hash for each (0.4 s of a core, one at a time per process) was most of testApp's
- * time in the files that make many apps. Sign-ins still verify the password against a real hash.
+ * The tester's password hash, made once per run by the global setup: each app has an accounts file
+ * of its own, and a fresh scrypt hash for each (0.4 s of a core) was most of testApp's time in the
+ * files that make many apps; then one per process, and the suite has a few dozen. Sign-ins still
+ * verify the password against a real hash, with today's parameters.
  */
-let testerHash: Promise<string> | undefined;
-const testerPasswordHash = () => (testerHash ??= hashPassword('test-password'));
+const testerPasswordHash = () => inject('testerPasswordHash');
 
 /**
  * Folders removed when the test process exits, by one exit handler: a worker of the shared project
