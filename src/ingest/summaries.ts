@@ -71,7 +71,7 @@ export async function cellHistoric(conn: DuckDBConnection, cell: Omit<CellRef, '
 
 /**
  * cellHistoric of cells of one dataset, their historical files read in two statements: planning
- * them cost more than reading a small cell's file (a 37-cell ingest spent 1.4 s of a connection in
+ * them cost more than reading a small cell's file (a 37-cell ingest spent 1.6 s of a connection in
  * 74 of them).
  */
 async function cellsHistoric(conn: DuckDBConnection, cells: Omit<CellRef, 'scenario'>[], allRanges: SummaryRange[]): Promise<HistoricClimate[]> {
