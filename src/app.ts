@@ -118,7 +118,7 @@ export function createApp({ config, catalog, queries, auth, logger, lifecycle, p
   );
   const caching = dataCaching({ buildId: catalog.manifest.build_id, maxAge: config.CACHE_MAX_AGE });
   app.use(caching.reference);
-  app.use(cityRoutes(catalog));
+  app.use(cityRoutes(catalog, queries));
   app.use(mapCellRoutes(catalog));
   app.use(metadataRoutes(catalog));
   app.use(regionRoutes(catalog));

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { single } from '../climate/params.js';
 import { badRequest, notFound, NotFoundError } from '../errors.js';
+import type { QueryPool } from '../db/queryPool.js';
+import { boundaryGeometry } from '../reference/boundaryGeometry.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { cellCentre, GRIDS } from '../reference/grids.js';
 import type { AreaCover } from './cells.js';
@@ -48,7 +50,7 @@ export interface Area {
 }
 
 /** The area a GET names with exactly one of region, city and bbox. */
-export function areaOfQuery(catalog: Catalog, query: Record<string, unknown>): { shape: AreaGeometry; origin: Origin } {
+export async function areaOfQuery(catalog: Catalog, queries: QueryPool, query: Record<string, unknown>): Promise<{ shape: AreaGeometry; origin: Origin }> {
   const given = (['region', 'city', 'bbox'] as const).filter((name) => single(query, name) !== undefined);
   if (given.length !== 1) {
     throw badRequest(
@@ -73,7 +75,7 @@ export function areaOfQuery(catalog: Catalog, query: Record<string, unknown>): {
   if (!city) throw new NotFoundError(`City ${id} does not exist.`);
   const boundary = catalog.boundaries.get(id);
   if (!boundary) throw new NotFoundError(`City ${id} (${city.name}, ${city.admin}) has no boundary, so it cannot be an area; use its point form instead.`);
-  return { shape: trusted(boundary.geometry), origin: { city: id } };
+  return { shape: trusted(await boundaryGeometry(queries, catalog, id)), origin: { city: id } };
 }
 
 function trusted(geometryJson: string): AreaGeometry {

@@ -74,9 +74,9 @@ export function areaRoutes({ catalog, progress, queries, throttle, maxModelYears
 
   /** The area of the request and its cells with data, each ready to read (503 while one is being built). */
   const clipper = new CoverThread(clipTimeoutMs);
-  function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Promise<Area> {
+  async function areaOf(req: Request, dataset: Dataset, scenario: Scenario): Promise<Area> {
     const query = request(req).query;
-    const { shape, origin } = req.method === 'POST' ? areaOfBody(req.body, query, maxAreaVertices) : areaOfQuery(catalog, query);
+    const { shape, origin } = req.method === 'POST' ? areaOfBody(req.body, query, maxAreaVertices) : await areaOfQuery(catalog, queries, query);
     return areaCells(catalog, dataset, shape, origin, maxAreaCells, (cellId) => {
       progress.requireCell(dataset.name, cellId);
       return climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined;

@@ -277,7 +277,7 @@ async function areaOf(deps: PlanDeps, dataset: Dataset, area: NonNullable<Export
   const named = 'geometry' in area ? undefined : (Object.keys(area)[0] as 'bbox' | 'city' | 'region');
   let shape;
   try {
-    shape = named ? areaOfQuery(catalog, { [named]: String((area as Record<string, unknown>)[named]) }) : areaOfBody((area as { geometry: unknown }).geometry, {}, deps.maxAreaVertices);
+    shape = named ? await areaOfQuery(catalog, deps.queries, { [named]: String((area as Record<string, unknown>)[named]) }) : areaOfBody((area as { geometry: unknown }).geometry, {}, deps.maxAreaVertices);
   } catch (err) {
     if (err instanceof ServiceError && !(err instanceof NotFoundError)) throw badRequest(`area: ${err.message}`);
     throw err;

@@ -1,6 +1,7 @@
 import { single } from '../climate/params.js';
 import { areaCover, areaOfQuery, type Origin } from '../areas/area.js';
 import type { CoverThread } from '../areas/coverThread.js';
+import type { QueryPool } from '../db/queryPool.js';
 import { notFound } from '../errors.js';
 import type { Catalog, Dataset } from '../reference/catalog.js';
 import { cellCentre, GRIDS, type Grid } from '../reference/grids.js';
@@ -27,7 +28,7 @@ const AREA_NAMES = ['region', 'city', 'bbox'] as const;
  * or with none of them every cell of the dataset with data; `readable` says which have data for
  * the request's scenario. 404 when none has.
  */
-export async function mapCellList(catalog: Catalog, dataset: Dataset, query: Record<string, unknown>, clipper: CoverThread, readable: (cellId: number) => boolean): Promise<MapCellList> {
+export async function mapCellList(catalog: Catalog, queries: QueryPool, dataset: Dataset, query: Record<string, unknown>, clipper: CoverThread, readable: (cellId: number) => boolean): Promise<MapCellList> {
   const grid = GRIDS[dataset.name]!;
   // Every name is read, so that two of them are refused by areaOfQuery.
   const named = AREA_NAMES.filter((name) => single(query, name) !== undefined);
@@ -38,7 +39,7 @@ export async function mapCellList(catalog: Catalog, dataset: Dataset, query: Rec
     ids = Array.from(catalog.mapCells.ids(dataset.name));
     covered = ids.length;
   } else {
-    const area = areaOfQuery(catalog, query);
+    const area = await areaOfQuery(catalog, queries, query);
     origin = area.origin;
     const cover = await areaCover(catalog, dataset, area.shape, area.origin, clipper);
     ids = cover.cells.map((c) => c.cellId);

@@ -52,7 +52,7 @@ export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears,
     fields.agg(query);
     const plan = indicatorPlan(catalog, indicatorFields, mapIndicatorQuery(query, period), dataset, scenario, params.name, maxModelYears);
     // Cells still being built (a progressive default build) are left off the map rather than waited for.
-    const cells = await mapCellList(catalog, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined);
+    const cells = await mapCellList(catalog, queries, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined);
     if (cells.ids.length > maxCells) {
       throw badRequest(
         `This map has ${cells.ids.length} cells; the limit is ${maxCells} (MAP_MAX_CELLS). Ask for a smaller bbox or region, or export the cells' values (POST /api/export/).`,

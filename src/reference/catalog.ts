@@ -32,8 +32,8 @@ export interface City {
 
 export type { MapCell } from './mapCells.js';
 
+/** That a city has a boundary, and of what kind; its geometry is read when asked (boundaryGeometry.ts). */
 export interface Boundary {
-  geometry: string;
   boundaryType: string;
   source: string;
 }
@@ -228,7 +228,7 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
       q<{ id: number; name: string; admin: string; population: number; lon: number; lat: number; region_id: number | null; ocean: boolean; coastal: boolean; datasets: string[] }>('cities.sql'),
       q<{ city_id: number; dataset: string; cell_id: number }>('city_cells.sql'),
       readMapCells(conn, dataDir),
-      q<{ city_id: number; geometry: string; boundary_type: string; source: string }>('boundaries.sql'),
+      q<{ city_id: number; boundary_type: string; source: string }>('boundaries.sql'),
       q<{ id: number; level1: number; level1_description: string; level2: number; level2_description: string; geometry: string; min_lon: number; min_lat: number; max_lon: number; max_lat: number }>('regions.sql'),
       q<{ name: string; label: string; description: string; url: string; grid: string; generation: string; cell_size: number; models: string[]; scenarios: { name: string; start_year: number; end_year: number }[] }>('datasets.sql'),
       q<{ name: string; label: string; datasets: string[]; calendar: string; runs: { dataset: string; member: string | null; grid_label: string | null; calendar: string; scenarios: string[] }[] }>('climate_models.sql'),
@@ -311,7 +311,7 @@ export async function loadCatalog(conn: DuckDBConnection, dataDir: string): Prom
     cityCells,
     mapCells,
     boundaries: new Map(
-      boundaryRows.map((r) => [Number(r.city_id), { geometry: r.geometry, boundaryType: r.boundary_type, source: r.source }]),
+      boundaryRows.map((r) => [Number(r.city_id), { boundaryType: r.boundary_type, source: r.source }]),
     ),
     regions,
     regionById: new Map(regions.map((r) => [r.id, r])),

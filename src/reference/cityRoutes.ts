@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { badRequest, notFound, NotFoundError } from '../errors.js';
 import { pageWindow } from '../http/pagination.js';
 import { integer, number, queryParser, text } from '../http/queryParams.js';
+import type { QueryPool } from '../db/queryPool.js';
+import { boundaryGeometry } from './boundaryGeometry.js';
 import type { Catalog, City } from './catalog.js';
 import { CityIndex, ORDERING_FIELDS, type OrderKey, type OrderingField } from './cityQuery.js';
 import { cityCellFeature, cityFeatureJson, featureCollectionJson } from './features.js';
@@ -93,7 +95,7 @@ function cityOr404(catalog: Catalog, pk: string | undefined): City {
   return city;
 }
 
-export function cityRoutes(catalog: Catalog): Router {
+export function cityRoutes(catalog: Catalog, queries: QueryPool): Router {
   const index = new CityIndex(catalog.cities);
   const router = Router();
 
@@ -121,11 +123,11 @@ export function cityRoutes(catalog: Catalog): Router {
     res.type('application/json').send(cityFeatureJson(cityOr404(catalog, req.params.pk)));
   });
 
-  router.get('/api/city/:pk/boundary/', (req, res) => {
+  router.get('/api/city/:pk/boundary/', async (req, res) => {
     const city = cityOr404(catalog, req.params.pk);
-    const boundary = catalog.boundaries.get(city.id);
-    if (!boundary) throw new NotFoundError(`City ${city.id} has no boundary.`);
-    res.type('application/json').send(`{"type":"Feature","geometry":${boundary.geometry},"properties":{}}`);
+    if (!catalog.boundaries.has(city.id)) throw new NotFoundError(`City ${city.id} has no boundary.`);
+    const geometry = await boundaryGeometry(queries, catalog, city.id);
+    res.type('application/json').send(`{"type":"Feature","geometry":${geometry},"properties":{}}`);
   });
 
   router.get('/api/city/:pk/map-cell/', (req, res) => {
