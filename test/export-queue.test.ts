@@ -131,14 +131,19 @@ describe('exports on the queue', () => {
       if (done.status !== 'running' && done.status !== 'queued') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(done.status, done.error ?? '').toBe('done');
+    // What both workers said (each run's start, a lease they could not renew): a failure here
+    // once found a whole, checksummed file without tasmax, and these logs tell whether two runs
+    // of the export overlapped.
+    const logs = () => `first worker:\n${first.log()}\nsecond worker:\n${second.log()}`;
+    expect(done.status, `${done.error ?? ''}\n${logs()}`).toBe('done');
     expect(done.files.map((f) => f.name)).toEqual(BODY.scenarios.map((s) => `NEX-GDDP-CMIP6_${s}_tasmax-tasmin-pr.nc`));
-    expect(fs.readdirSync(folder).sort()).toEqual(done.files.map((f) => f.name).sort());
+    expect(fs.readdirSync(folder).sort(), logs()).toEqual(done.files.map((f) => f.name).sort());
     for (const f of done.files) {
       const file = path.join(folder, f.name);
-      expect(createHash('sha256').update(fs.readFileSync(file)).digest('hex')).toBe(f.sha256);
+      expect(createHash('sha256').update(fs.readFileSync(file)).digest('hex'), logs()).toBe(f.sha256);
       const h5 = new h5wasm.File(file, 'r');
       try {
+        expect(h5.keys(), `${f.name}\n${logs()}`).toContain('tasmax');
         expect((h5.get('tasmax') as InstanceType<typeof h5wasm.Dataset>).shape![0]).toBe((h5.get('model') as InstanceType<typeof h5wasm.Dataset>).shape![0]);
       } finally {
         h5.close();

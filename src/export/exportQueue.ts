@@ -91,6 +91,9 @@ export async function startExportWorker(opts: ExportWorkerOptions): Promise<{ cl
     if (failed?.status === 'failed') opts.store.clearFiles(id);
   });
   worker.on('error', (err) => opts.log(`[export-worker ${process.pid}] ${err.message}`));
+  // A lease that ran out while its worker still ran the task (a worker starved of CPU for longer
+  // than EXPORT_LOCK_MS) also puts the task back: the log says so, since two runs then overlap.
+  worker.on('stalled', (jobId) => opts.log(`[export-worker ${process.pid}] ${jobId}: its worker's lease ran out; the queue runs it again`));
   return {
     close: async () => {
       await worker.close();
