@@ -1,10 +1,8 @@
-import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cachedBuild } from './support/cachedBuild.js';
-import { readRows } from '../src/db/duckdb.js';
 import { GRIDS } from '../src/reference/grids.js';
-import { testApp, type TestApp } from './helpers.js';
+import { storedBoundary, testApp, type TestApp } from './helpers.js';
 
 /**
  * Areas (GET and POST /api/climate-data/area/...): the answer is checked against the single-cell
@@ -90,8 +88,7 @@ describe('indicators over an area', () => {
     const area = res.body.area;
     expect(area.type).toBe('Feature');
     // The boundary as the build stores it (the catalog holds only that the city has one).
-    const [stored] = await t.queries.run((conn) => readRows<{ geometry: string }>(conn, 'SELECT geometry FROM read_parquet($file) WHERE city_id = $city::BIGINT', { file: path.join(t.catalog.dataDir, 'catalog', 'city_boundary.parquet'), city: NYC }));
-    expect(area.geometry).toEqual(JSON.parse(stored!.geometry));
+    expect(area.geometry).toEqual(await storedBoundary(t, NYC));
     expect(area.properties.city).toBe(NYC);
     const cells = area.properties.cells as AreaCell[];
     // The test build covers every cell of the boundary.

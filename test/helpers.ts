@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { createApp, exportJobs } from '../src/app.js';
 import { createAuth, type Auth } from '../src/auth/index.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { openDuckDB, type Database } from '../src/db/duckdb.js';
+import { openDuckDB, readRows, type Database } from '../src/db/duckdb.js';
 import { sqlFile } from '../src/db/sqlFiles.js';
 import { QueryPool } from '../src/db/queryPool.js';
 import { loadCatalog, type Catalog } from '../src/reference/catalog.js';
@@ -88,6 +88,14 @@ export async function testApp(env: Record<string, string> = {}, dataDir: string 
   const token = await auth.tokens.issue(account.id, account.tokenVersion);
   const exports = exportJobs(config, () => catalog);
   return { app: createApp({ config, catalog, queries, auth, throttleStores, exports }), token, catalog, auth, config, queries, throttleStores, exports };
+}
+
+/** A city's boundary as the app's build stores it, read by the tests' own statement: what the API should answer. */
+export async function storedBoundary(t: TestApp, cityId: number): Promise<unknown> {
+  const file = path.join(t.catalog.dataDir, 'catalog', 'city_boundary.parquet');
+  const rows = await t.queries.run((conn) => readRows<{ geometry: string }>(conn, 'SELECT geometry FROM read_parquet($file) WHERE city_id = $city::BIGINT', { file, city: cityId }));
+  if (rows.length !== 1) throw new Error(`${file} holds ${rows.length} rows for city ${cityId}`);
+  return JSON.parse(rows[0]!.geometry);
 }
 
 /** An in-memory DuckDB with the indicator macros loaded, as every pooled connection has them. */
