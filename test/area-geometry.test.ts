@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coverOf, polygonSphereArea, ringSphereArea } from '../src/areas/cells.js';
+import { boxCover, coverOf, polygonSphereArea, ringSphereArea } from '../src/areas/cells.js';
 import { parseAreaGeoJson, type Ring } from '../src/areas/geometry.js';
 import { BadRequestError } from '../src/errors.js';
 import { GRIDS } from '../src/reference/grids.js';
@@ -72,6 +72,43 @@ describe('cover of a grid', () => {
     const cover = coverOf(NEX, [[rect(20, 10, 21, 11)]], Int32Array.of(cellOf(10.1, 20.1)));
     expect(cover.count).toBe(16);
     expect(cover.cells).toEqual([{ cellId: cellOf(10.1, 20.1), area: rectArea(20, 10, 20.25, 10.25) }]);
+  });
+});
+
+describe("a bbox's cells by arithmetic (boxCover, the maps')", () => {
+  it("are coverOf's count and cells of the rectangle, on every grid: edges on grid lines, within one cell, past the grid", () => {
+    // A deterministic generator: the same boxes every run.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let compared = 0;
+    for (const grid of Object.values(GRIDS)) {
+      const { size, lat0, lon0, rows, cols } = grid;
+      // A block of cells "with data": every other cell of a 40 x 40 block in the grid's middle.
+      const r = Math.floor(rows / 2);
+      const c = Math.floor(cols / 2);
+      const wanted: number[] = [];
+      for (let i = 0; i < 40; i++) for (let j = 0; j < 40; j++) if ((i + j) % 2 === 0) wanted.push((r + i) * cols + c + j);
+      const ids = Int32Array.from(wanted).sort();
+      const snap = (x: number) => (random() < 0.3 ? Math.round(x / size) * size : x);
+      const boxes: [number, number, number, number][] = [
+        // One cell exactly, a sliver within one cell, a box hanging over the grid's south-west corner.
+        [lon0 + (c + 3) * size, lat0 + (r + 3) * size, lon0 + (c + 4) * size, lat0 + (r + 4) * size],
+        [lon0 + (c + 3.2) * size, lat0 + (r + 3.1) * size, lon0 + (c + 3.3) * size, lat0 + (r + 3.15) * size],
+        [Math.max(-180, lon0 - 1), Math.max(-90, lat0 - 1), lon0 + 2 * size + 0.01, lat0 + 3 * size],
+      ];
+      for (let k = 0; k < 60; k++) {
+        const west = snap(lon0 + (c - 5 + random() * 50) * size);
+        const south = snap(lat0 + (r - 5 + random() * 50) * size);
+        boxes.push([west, south, west + (0.05 + random() * 20) * size, south + (0.05 + random() * 20) * size]);
+      }
+      for (const box of boxes) {
+        const [w, s, e, n] = box;
+        const clipped = coverOf(grid, [[rect(w, s, e, n)]], ids);
+        expect(boxCover(grid, box, ids), `${grid.dataset} ${box.join(',')}`).toEqual({ count: clipped.count, ids: clipped.cells.map((x) => x.cellId) });
+        compared++;
+      }
+    }
+    expect(compared).toBe(4 * 63);
   });
 });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { checkCellFiles } from '../src/dataBuild/buildCheck.js';
+import { cellsWithDays, climateFile } from '../src/dataBuild/files.js';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { distanceMeters } from '../src/reference/cityQuery.js';
 import { cellAt, cellCentre, GRIDS, normalizeLon } from '../src/reference/grids.js';
@@ -63,6 +64,42 @@ function rng(seed: number) {
     return s / 2 ** 32;
   };
 }
+
+describe('cellsWithDays: the cells of a scenario with days, from one listing of its folder', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'climate-cells-with-days-'));
+  const dir = path.join(root, 'climate', 'NEX-GDDP', 'RCP85');
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+  const touch = (name: string) => fs.writeFileSync(path.join(dir, name), '');
+  const expectAsClimateFile = () => {
+    const listed = cellsWithDays(root, 'NEX-GDDP', 'RCP85');
+    for (let id = 0; id < 40; id++) expect(listed.has(id), `cell ${id}`).toBe(climateFile(root, 'NEX-GDDP', 'RCP85', id) !== undefined);
+    return listed;
+  };
+
+  it("answers climateFile's question for every cell, as the folder changes; a missing folder has none", () => {
+    expect(cellsWithDays(root, 'NEX-GDDP', 'RCP85').size).toBe(0);
+    fs.mkdirSync(dir, { recursive: true });
+    for (const name of ['1.parquet', '22.parquet', '3.parquet.tmp-1234', 'notes.txt']) touch(name);
+    // An old folder: its listing is kept until the folder changes.
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(dir, old, old);
+    expect([...expectAsClimateFile()].sort((a, b) => a - b)).toEqual([1, 22]);
+    touch('5.parquet');
+    expect([...expectAsClimateFile()].sort((a, b) => a - b)).toEqual([1, 5, 22]);
+    fs.rmSync(path.join(dir, '22.parquet'));
+    expect([...expectAsClimateFile()].sort((a, b) => a - b)).toEqual([1, 5]);
+  });
+
+  it('does not keep the listing of a folder changed in the last second: a file added in the same clock tick is seen', () => {
+    touch('7.parquet');
+    const { mtime } = fs.statSync(dir);
+    expect(cellsWithDays(root, 'NEX-GDDP', 'RCP85').has(8)).toBe(false);
+    // A file written within the tick of the listing leaves the folder's time as it was.
+    touch('8.parquet');
+    fs.utimesSync(dir, mtime, mtime);
+    expect(expectAsClimateFile().has(8)).toBe(true);
+  });
+});
 
 describe('map cells: lookups through the grid index on a large catalog', () => {
   // About 65,000 cells: a random 3% of the whole 0.25 degree grid (poles and the date line

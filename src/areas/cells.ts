@@ -60,6 +60,25 @@ const rectangle = (x0: number, y0: number, x1: number, y1: number): Polygon => [
 const rectangleArea = (x0: number, y0: number, x1: number, y1: number) => (x1 - x0) * RAD * (Math.sin(y1 * RAD) - Math.sin(y0 * RAD));
 
 /**
+ * The cells of `grid` a lon/lat rectangle (a bbox: west, south, east, north) covers, and of them
+ * the `wanted` ones, by arithmetic: a rectangle meets a cell in a positive area exactly when the
+ * cell's row and column lie between its edges, so this is coverOf's count and cells (without
+ * their areas) at a fraction of the time: 90 ms of clipping for an 11,000-cell box. The grids'
+ * cell sizes are powers of two, so the divisions below are exact.
+ */
+export function boxCover(grid: Grid, [west, south, east, north]: [number, number, number, number], wanted: Int32Array): { count: number; ids: number[] } {
+  const { size, lat0, lon0, cols } = grid;
+  const r0 = Math.max(0, Math.floor((south - lat0) / size));
+  const r1 = Math.min(grid.rows - 1, Math.ceil((north - lat0) / size) - 1);
+  const c0 = Math.max(0, Math.floor((west - lon0) / size));
+  const c1 = Math.min(cols - 1, Math.ceil((east - lon0) / size) - 1);
+  if (r0 > r1 || c0 > c1) return { count: 0, ids: [] };
+  const ids: number[] = [];
+  eachInBlock(wanted, grid, r0, r1, c0, c1, (i) => ids.push(wanted[i]!));
+  return { count: (r1 - r0 + 1) * (c1 - c0 + 1), ids };
+}
+
+/**
  * The cells of `grid` the area covers, with the areas of the `wanted` ones (those with data). The
  * area is cut in halves along grid lines, again and again, so each clip works on a piece that has
  * already been cut down (a row-by-row cut clipped the whole outline once per row: 19 s for the

@@ -40,6 +40,28 @@ export function climateFile(dataDir: string, dataset: string, scenario: string, 
   return fs.existsSync(file) ? file : undefined;
 }
 
+/** A scenario folder's cells with days, as last read, and its modification time then. */
+const listed = new Map<string, { mtimeNs: bigint; cells: ReadonlySet<number> }>();
+
+/**
+ * The cells of a (dataset, scenario) with days in the build: climateFile's answer for many cells
+ * at once, from one listing of the folder instead of a stat per cell (64 ms for an 11,000-cell
+ * map). The listing is kept while the folder's modification time stays what it was, and only once
+ * that time is a second old: a file added in the same clock tick as the listing would not change
+ * it.
+ */
+export function cellsWithDays(dataDir: string, dataset: string, scenario: string): ReadonlySet<number> {
+  const dir = path.join(dataDir, 'climate', dataset, scenario);
+  const stat = fs.statSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (!stat) return new Set();
+  const seen = listed.get(dir);
+  if (seen && seen.mtimeNs === stat.mtimeNs) return seen.cells;
+  const cells = new Set<number>();
+  for (const name of fs.readdirSync(dir)) if (/^\d+\.parquet$/.test(name)) cells.add(Number(name.slice(0, -8)));
+  if (Date.now() - Number(stat.mtimeMs) > 1000) listed.set(dir, { mtimeNs: stat.mtimeNs, cells });
+  return cells;
+}
+
 /**
  * A summary of a cell that has data. Every build and ingest writes them beside the days, so a
  * missing one means a data build older than the service: a 503 that says what to run.

@@ -1,5 +1,6 @@
 import { single } from '../climate/params.js';
 import { areaCover, areaOfQuery, type Origin } from '../areas/area.js';
+import { boxCover } from '../areas/cells.js';
 import type { CoverThread } from '../areas/coverThread.js';
 import type { QueryPool } from '../db/queryPool.js';
 import { notFound } from '../errors.js';
@@ -41,9 +42,16 @@ export async function mapCellList(catalog: Catalog, queries: QueryPool, dataset:
   } else {
     const area = await areaOfQuery(catalog, queries, query);
     origin = area.origin;
-    const cover = await areaCover(catalog, dataset, area.shape, area.origin, clipper);
-    ids = cover.cells.map((c) => c.cellId);
-    covered = cover.count;
+    if ('bbox' in area.origin) {
+      // A rectangle's cells by arithmetic: a map needs no areas.
+      const cover = boxCover(grid, area.origin.bbox, catalog.mapCells.ids(dataset.name));
+      ids = cover.ids;
+      covered = cover.count;
+    } else {
+      const cover = await areaCover(catalog, dataset, area.shape, area.origin, clipper);
+      ids = cover.cells.map((c) => c.cellId);
+      covered = cover.count;
+    }
   }
   ids = ids.filter(readable);
   if (ids.length === 0) {

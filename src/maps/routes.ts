@@ -3,7 +3,7 @@ import { CoverThread } from '../areas/coverThread.js';
 import { scenarioOr404 } from '../climate/location.js';
 import { request, type ClimateDeps } from '../climate/routes.js';
 import { safeFileName } from '../climate/tableLabels.js';
-import { climateFile } from '../dataBuild/files.js';
+import { cellsWithDays } from '../dataBuild/files.js';
 import { badRequest } from '../errors.js';
 import { formatQuery } from '../http/format.js';
 import { queryFields } from '../http/queryParams.js';
@@ -52,7 +52,8 @@ export function mapRoutes({ catalog, progress, queries, throttle, maxModelYears,
     fields.agg(query);
     const plan = indicatorPlan(catalog, indicatorFields, mapIndicatorQuery(query, period), dataset, scenario, params.name, maxModelYears);
     // Cells still being built (a progressive default build) are left off the map rather than waited for.
-    const cells = await mapCellList(catalog, queries, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && climateFile(catalog.dataDir, dataset.name, scenario.name, cellId) !== undefined);
+    const withDays = cellsWithDays(catalog.dataDir, dataset.name, scenario.name);
+    const cells = await mapCellList(catalog, queries, dataset, query, clipper, (cellId) => progress.cellReady(dataset.name, cellId) && withDays.has(cellId));
     if (cells.ids.length > maxCells) {
       throw badRequest(
         `This map has ${cells.ids.length} cells; the limit is ${maxCells} (MAP_MAX_CELLS). Ask for a smaller bbox or region, or export the cells' values (POST /api/export/).`,
