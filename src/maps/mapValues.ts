@@ -75,10 +75,12 @@ export function readsDays(plan: IndicatorPlan): boolean {
 /**
  * Most cells whose map-file rows are read in one statement. A statement's fixed cost is about 16 ms
  * (it opens and scans its files twice), so a map reads in as few statements as there are cores
- * (QueryPool.groups): an 11,000-cell window took 817 ms of CPU in groups of 512, 475 in one. What
- * one holds stays small: only the ids and the window's values pass through it, a few MB.
+ * (QueryPool.groups), and a small one in one: an 11,000-cell window took 817 ms of CPU in groups
+ * of 512, 475 in one. A statement streams its rows (a window's values, then one row per cell and
+ * model), so its memory does not grow with its cells.
  */
 const FILE_GROUP_CELLS = 8192;
+const ONE_STATEMENT_CELLS = 512;
 
 /**
  * Every cell's statistics: read from the map files where the build has them for the plan
@@ -96,10 +98,8 @@ export async function mapValues(
   const answers: (CellAnswer | undefined)[] = cellIds.map(() => undefined);
   const computed: number[] = [];
   // Groups of neighbouring cells (the ids ascend), a statement each, in parallel through the pool.
-  const fileGroups = queries.groups(
-    cellIds.map((_, c) => c),
-    FILE_GROUP_CELLS,
-  );
+  const positions = cellIds.map((_, c) => c);
+  const fileGroups = cellIds.length <= ONE_STATEMENT_CELLS ? [positions] : queries.groups(positions, FILE_GROUP_CELLS);
   await Promise.all(
     fileGroups.map(async (at) => {
       const fromFiles = await mapFileAnswers(catalog, queries, plan, at.map((c) => cellIds[c]!));
