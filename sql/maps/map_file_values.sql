@@ -1,8 +1,10 @@
 -- Means of map files' yearly values (src/maps/mapFiles.ts: a row per cell and model, its values of
 -- consecutive years from first_year) over spans of years, per cell and span. Each read k
 -- ($read_file[k], $read_model[k], $read_span[k], $read_start[k], $read_end[k]) takes one model's
--- values within its years from one file, for its span, and each span has one read (a span read
--- from two files is map_file_joined_values.sql's). The mean is meanOf's in
+-- values within its years from one file, for its span. With $joined, a span may have two reads (a
+-- warming level's window across the historical file and the scenario's), whose pieces are put
+-- together first; without it each span has one, and nothing is grouped (the branch left out costs
+-- nothing: the same CPU as a statement without it). The mean is meanOf's in
 -- src/indicators/periodChanges.ts, operation for operation: the non-null values in ascending order
 -- added one by one from 0 (list_sum adds a list's values in its order, from 0), then divided by
 -- their count, so that a map's values are the indicator endpoints' to the bit. When every value is
@@ -24,11 +26,16 @@ pieces AS (
   FROM read_parquet($files::VARCHAR[], filename = true) c
   JOIN reads r ON r.file = c.filename AND r.model = c.model
   WHERE c.cell_id BETWEEN $lo AND $hi AND c.cell_id IN (SELECT unnest(string_split($ids, ','))::INTEGER)
+),
+windows AS (
+  SELECT cell_id, span, w FROM pieces WHERE NOT $joined
+  UNION ALL
+  SELECT cell_id, span, flatten(list(w)) AS w FROM pieces WHERE $joined GROUP BY cell_id, span
 )
 SELECT cell_id::INTEGER AS cell_id, span,
        CASE WHEN list_bool_and(list_transform(w, x -> x = round(x) AND abs(x) < 1e12)) THEN list_sum(w) ELSE list_sum(list_sort(w)) END AS total,
        list_count(w)::INTEGER AS n
-FROM pieces
+FROM windows
 UNION ALL
 SELECT DISTINCT cell_id::INTEGER, (-list_position($files::VARCHAR[], filename))::INTEGER, NULL::DOUBLE, 0
 FROM read_parquet($files::VARCHAR[], filename = true)

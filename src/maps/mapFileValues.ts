@@ -135,11 +135,11 @@ export async function mapFileAnswers(catalog: Catalog, queries: QueryPool, plan:
   const nSpans = read.spans.length;
   if (cellIds.length === 0 || nSpans === 0) return cellIds.map(() => undefined);
   const reads = read.spans.flatMap((s, k) => s.files.map((file) => ({ k, file, ...s })));
-  // Spans of two files (a warming level's window across the historical years) need their pieces grouped: a statement of their own kind.
-  const joined = read.spans.some((s) => s.files.length > 1);
   const result = await queries.run((conn) =>
-    conn.run(sqlFile(joined ? 'maps/map_file_joined_values.sql' : 'maps/map_file_values.sql'), {
+    conn.run(sqlFile('maps/map_file_values.sql'), {
       files: listValue(read.files),
+      // Spans of two files (a warming level's window across the historical years) have their pieces grouped.
+      joined: read.spans.some((s) => s.files.length > 1),
       read_file: listValue(reads.map((r) => r.file)),
       read_model: listValue(reads.map((r) => r.model)),
       read_span: listValue(reads.map((r) => r.k)),
