@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../src/db/duckdb.js';
 import { macrosSession } from './helpers.js';
 import { sortedValues, statistic } from '../src/indicators/acrossModels.js';
+import { acrossModelStats, cellStats } from '../src/maps/mapFileValues.js';
 
 /**
  * The service takes the statistics across models in TypeScript; the templates run in a DuckDB CLI
@@ -56,5 +57,23 @@ describe('statistics across models', () => {
       }
     }
     expect(compared).toBe(cases.length * NAMES.length);
+  });
+});
+
+describe("a map cell's statistics (cellStats)", () => {
+  it('are those of the sorted values, to the bit: ties, zeros of both signs, NaN and whole numbers among them', () => {
+    const aggs = ['min', 'max', 'avg', 'median', '10th', '90th', 'stddev'];
+    const stats = acrossModelStats(aggs);
+    // A deterministic generator: the same lists every run.
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let t = 0; t < 20_000; t++) {
+      const values = Array.from({ length: Math.floor(random() * 40) }, () => {
+        const r = random();
+        return r < 0.05 ? NaN : r < 0.1 ? 0 : r < 0.15 ? -0 : r < 0.3 ? Math.round(random() * 5) : (random() - 0.5) * 1e3;
+      });
+      const sorted = sortedValues(values);
+      expect(cellStats(values, stats), JSON.stringify(values)).toEqual(aggs.map((name) => statistic(name)(sorted)));
+    }
   });
 });

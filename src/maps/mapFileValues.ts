@@ -23,6 +23,9 @@ export interface CellAnswer {
   models: number;
 }
 
+/** Whether a comes after b in sortedValues' order of numbers: ascending, NaN last. */
+const after = (a: number, b: number) => a > b || (Number.isNaN(a) && !Number.isNaN(b));
+
 /**
  * The statistics of one cell's models' values (statsOf in query.ts, for one period), `stats` the
  * plan's (acrossModelStats, once per map). The values are numbers: an insertion sort, stable as
@@ -34,7 +37,7 @@ export function cellStats(values: number[], stats: AcrossModelStat[]): (number |
   for (let i = 1; i < sorted.length; i++) {
     const v = sorted[i]!;
     let j = i - 1;
-    for (; j >= 0 && sorted[j]! > v; j--) sorted[j + 1] = sorted[j]!;
+    for (; j >= 0 && after(sorted[j]!, v); j--) sorted[j + 1] = sorted[j]!;
     sorted[j + 1] = v;
   }
   return stats.map((stat) => stat(sorted));
