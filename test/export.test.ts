@@ -8,7 +8,10 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDB } from '../src/db/duckdb.js';
 import { hashPassword } from '../src/auth/passwords.js';
+import { openExportEngine } from '../src/export/exportEngine.js';
 import type { LocalExports } from '../src/export/exportJobs.js';
+import { runExport } from '../src/export/exportRunner.js';
+import { ExportStore, newExportId } from '../src/export/exportStore.js';
 import { modelsLacking } from '../src/reference/datasetVariables.js';
 import { tempExportDir, testApp, type TestApp } from './helpers.js';
 
@@ -689,5 +692,50 @@ describe('limits and expiry', () => {
     expect((await request(short.app).get('/api/export/').set(auth(short.token)).expect(200)).body.results).toEqual([]);
     expect(fs.existsSync(path.join(ttlDir, 'files', job.id))).toBe(false);
     expect(fs.existsSync(path.join(ttlDir, 'jobs', `${job.id}.json`))).toBe(false);
+  }, LONG);
+});
+
+describe('a runner whose parent is gone (a worker killed mid-export)', () => {
+  it('stops at its next look: the next runner finds only the whole files the record lists, and no record written after', async () => {
+    const body = { dataset: DATASET, scenarios: ['historical', 'ssp245', 'ssp585'], models: MODELS, variables: ['tasmax'], area: { bbox: BBOX }, format: 'csv' };
+    const done = await exported(body);
+    expect(done.files).toHaveLength(3);
+    // The same job again, queued, run by a runner whose parent "dies" once its first file is whole.
+    const store = new ExportStore(dir);
+    const job = store.get(done.id)!;
+    const id = newExportId();
+    store.create({ ...job, id, status: 'queued', progress: 0, files: [], error: null });
+    const engine = await openExportEngine('256MB');
+    let seenAt: string | undefined;
+    try {
+      const outcome = await runExport(
+        {
+          catalog: t.catalog,
+          queries: engine.queries,
+          store,
+          maxBytes: Number.MAX_SAFE_INTEGER,
+          orphaned: () => {
+            const now = store.get(id)!;
+            if (now.files.length === 0) return false;
+            seenAt ??= JSON.stringify(now);
+            return true;
+          },
+        },
+        id,
+      );
+      expect(outcome).toBe('not run');
+    } finally {
+      engine.queries.close();
+      await engine.db.close();
+    }
+    // The record as it was when the parent went: running, one whole file; nothing after.
+    const left = store.get(id)!;
+    expect(JSON.stringify(left)).toBe(seenAt);
+    expect(left.status).toBe('running');
+    expect(left.files.map((f) => f.name)).toEqual([done.files[0]!.name]);
+    // Its folder: that file, whole, and no partial file.
+    const folder = store.filesDir(id);
+    expect(fs.readdirSync(folder)).toEqual([left.files[0]!.name]);
+    expect(createHash('sha256').update(fs.readFileSync(path.join(folder, left.files[0]!.name))).digest('hex')).toBe(left.files[0]!.sha256);
   }, LONG);
 });

@@ -29,17 +29,22 @@ async function catalogOf(dataDir: string): Promise<Catalog> {
 }
 
 const reply = (message: ChildReply) => process.send!(message);
+// The parent's pid, as the kernel tells it at each look: when the parent dies the child is
+// re-parented at once, while 'disconnect' below waits for this process's event loop.
+const parent = process.ppid;
+const orphaned = () => process.ppid !== parent;
 
 let work = Promise.resolve();
 process.on('message', (message: ChildRequest) => {
   work = work.then(async () => {
     try {
-      const outcome = await runExport({ catalog: await catalogOf(message.dataDir), queries: engine.queries, store, maxBytes: options.maxBytes }, message.id);
+      const outcome = await runExport({ catalog: await catalogOf(message.dataDir), queries: engine.queries, store, maxBytes: options.maxBytes, orphaned }, message.id);
       reply({ id: message.id, outcome });
     } catch (err) {
       // runExport records its own failures; what reaches here failed before it could (the build
       // unreadable, EXPORT_DIR gone): the job says so, rather than staying `running`.
       const error = err instanceof Error ? err.message : String(err);
+      if (orphaned()) return;
       try {
         store.update(message.id, () => ({ status: 'failed', files: [], error: `The export could not run: ${error}` }));
         store.clearFiles(message.id);

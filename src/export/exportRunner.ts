@@ -21,10 +21,18 @@ export interface RunnerDeps {
   store: ExportStore;
   /** EXPORT_MAX_BYTES: the account's files, this export's included, may not pass it. */
   maxBytes: number;
+  /**
+   * Whether the process that handed the runner this export is gone (exportChild.ts: its parent's
+   * pid changed). The job is then another runner's: it writes nothing more, not even its failure.
+   */
+  orphaned: () => boolean;
 }
 
 /** The job was cancelled (DELETE) or removed while it ran: stop, keep nothing. */
 class Cancelled extends Error {}
+
+/** The runner's parent is gone: the job is its next runner's; touch neither its record nor its files. */
+class Orphaned extends Error {}
 
 /** How often a running export looks at its record for a DELETE while a long statement runs. */
 const CANCEL_POLL_MS = 200;
@@ -77,7 +85,7 @@ async function written(writer: NetcdfFile, work: () => Promise<void>, filled: (f
 export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcome> {
   const { catalog, queries, store } = deps;
   const job = store.get(id);
-  if (!job || job.status === 'cancelled' || job.status === 'done') return 'not run';
+  if (!job || job.status === 'cancelled' || job.status === 'done' || deps.orphaned()) return 'not run';
   const dir = store.filesDir(id);
   fs.mkdirSync(dir, { recursive: true });
   // What an earlier attempt (a worker killed mid-job) left: start again from nothing.
@@ -91,7 +99,16 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
     const now = store.get(id);
     return !now || now.status === 'cancelled';
   };
+  // A worker killed mid-export left its runner alive until the runner saw its channel close: once
+  // for seconds on a loaded machine, while another worker failed the job and removed its files,
+  // after which the runner renamed a whole file into the failed job's folder. So the runner looks
+  // before each change it makes, and the rename and the last record are only made by a runner
+  // whose parent is the one that sent the job.
+  const owned = () => {
+    if (deps.orphaned()) throw new Orphaned();
+  };
   const stillWanted = () => {
+    owned();
     if (cancelled()) throw new Cancelled();
   };
   // A DELETE interrupts the statement under way (a scenario's COPY is one statement), not only the next chunk.
@@ -110,7 +127,10 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       const name = exportFileName(plan, scenario.name);
       partial = store.partialPath(id, name);
       /** This file's part of the job's progress, 0..1: 0.9 while it is written, 0.99 while it is hashed and synced, 1 once renamed whole. */
-      const progress = (fraction: number) => store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, fraction) * 0.9) / plan.scenarios.length) }));
+      const progress = (fraction: number) => {
+        owned();
+        store.update(id, () => ({ progress: Math.min(0.99, (k + Math.min(1, fraction) * 0.9) / plan.scenarios.length) }));
+      };
       const units = plan.what.kind === 'indicators' ? Math.max(1, Math.ceil(places.cellIds.length / MOST_CELLS)) * plan.what.indicators.length * scenario.models.length : places.cellIds.length;
       // A NetCDF area's series without data (its rectangle's cells outside the area) are written as
       // FILL at the end: their share of the file's series is the last share of its progress.
@@ -146,6 +166,7 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       const { bytes, sha256 } = await sealed(partial, (fraction) => {
         if (Date.now() - told < SEALING_MS) return;
         told = Date.now();
+        owned();
         store.update(id, () => ({ progress: (k + 0.9 + 0.09 * fraction) / plan.scenarios.length }));
       });
       const kept = store.ofAccount(job.account).filter((j) => j.id !== id).reduce((n, j) => n + j.files.reduce((m, f) => m + f.bytes, 0), 0);
@@ -159,11 +180,14 @@ export async function runExport(deps: RunnerDeps, id: string): Promise<RunOutcom
       files.push({ name, bytes, sha256 });
       store.update(id, () => ({ files: [...files], progress: (k + 1) / plan.scenarios.length }));
     }
+    owned();
     store.update(id, () => ({ status: 'done', progress: 1 }));
     // Cancelled after its last check: the DELETE removed the files already.
     return cancelled() ? 'cancelled' : 'done';
   } catch (err) {
     if (partial) fs.rmSync(partial, { force: true });
+    // Its own partial file goes (no other runner knows its name); the whole ones and the record are the next runner's.
+    if (err instanceof Orphaned || deps.orphaned()) return 'not run';
     // An interrupted statement fails with DuckDB's error: the record says whether a DELETE was why.
     if (err instanceof Cancelled || cancelled()) {
       store.removeFiles(id);
