@@ -447,7 +447,7 @@ describe('the map files: what a map at the default parameters reads', () => {
     const before = (await getOn(fresh, url).expect(200)).body as MapBody;
     const [changed, missing] = before.cells.id;
     const frost = mapFileOf(dataDir, 'NEX-GDDP', 'RCP85', 'frost_days');
-    await rewriteMapFile(frost, `SELECT cell_id, model, first_year, CASE WHEN cell_id = ${changed} THEN list_transform(vals, v -> v + 1000) ELSE vals END AS vals FROM read_parquet($file) WHERE cell_id <> ${missing} ORDER BY cell_id, model`);
+    await rewriteMapFile(frost, `SELECT cell_id, model, first_year, CASE WHEN cell_id = ${changed} THEN list_transform(vals, v -> v + 1000) ELSE vals END AS vals, ascending FROM read_parquet($file) WHERE cell_id <> ${missing} ORDER BY cell_id, model`);
     const after = (await getOn(fresh, url).expect(200)).body as MapBody;
     expect(after.values.median![0]).toBeCloseTo(before.values.median![0]! + 1000, 9);
     expect(after.values.median![1]).toBe(before.values.median![1]);

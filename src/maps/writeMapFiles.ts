@@ -147,7 +147,8 @@ export function cellParts(ids: Iterable<number>): number[][] {
  * them. The path is the build's own, not user input.
  */
 export function mapFileYearRows(file: string): string {
-  return `SELECT cell_id, model, (first_year + i)::SMALLINT AS year, value FROM (SELECT cell_id, model, first_year, unnest(vals) AS value, unnest(range(len(vals))) AS i FROM read_parquet(${sqlString(file)}))`;
+  return `SELECT cell_id, model, (first_year + i)::SMALLINT AS year, value FROM (SELECT cell_id, model, first_year, unnest(vals) AS value, unnest(range(len(vals))) AS i FROM read_parquet(${sqlString(file)}) WHERE vals IS NOT NULL)
+          UNION ALL SELECT cell_id, model, x.y AS year, x.v AS value FROM (SELECT cell_id, model, unnest(ascending) AS x FROM read_parquet(${sqlString(file)}) WHERE ascending IS NOT NULL)`;
 }
 
 /** A map file to write: its place, the file whose rows of other cells it keeps (if any), the cells computed afresh. */
@@ -159,8 +160,8 @@ export interface MapFileOutput {
 }
 
 /**
- * Map files in the files' layout (a row per cell and model: its first year and its values of
- * consecutive years, sorted by cell and model), in bounded memory. `parts` are ascending, disjoint
+ * Map files in the files' layout (a row per cell and model: its values by year, or in ascending
+ * order with their years; sorted by cell and model), in bounded memory. `parts` are ascending, disjoint
  * runs of cell ids (fresh and kept ones) of at most PART_CELLS; `fillPart(k, table)` puts part k's
  * fresh yearly rows into the empty temporary table `table` (t, cell_id, model, year, value; t the
  * index of the output they go to). Each output's part is one statement: the fresh rows grouped
@@ -195,19 +196,25 @@ export async function writeMapFile(
       for (let t = 0; t < outputs.length; t++) {
         const file = path.join(tmps[t]!, `part-${String(k).padStart(6, '0')}.parquet`);
         const kept = outputs[t]!.kept;
-        // The paths are the build's own, not user input; COPY takes no parameter for them. A year
-        // between a series' first and last without a row (an ingested cell with some years only)
-        // is a null in its list, so that each value stays at its year's place.
+        // The paths are the build's own, not user input; COPY takes no parameter for them. A series
+        // of whole numbers below 1e12 (counts: every partial sum of a few hundred of them is exact
+        // in any order) is kept as its values of consecutive years, a year between its first and
+        // last without a value (or a row: an ingested cell with some years only) a null, so that
+        // each value stays at its year's place; any other as its non-null values in ascending
+        // order with their years, the order its means add them in.
         await conn.run(
           `COPY (WITH series AS (
                    SELECT cell_id, model, min(year)::SMALLINT AS first_year, count(*) AS n, max(year) - min(year) + 1 AS span,
-                          list(value ORDER BY year) AS vals, list(year::INTEGER ORDER BY year) AS years
+                          list(value ORDER BY year) AS vals, list(year::INTEGER ORDER BY year) AS years,
+                          bool_and(value IS NULL OR (value = round(value) AND abs(value) < 1e12)) AS whole,
+                          coalesce(list({'v': value, 'y': year} ORDER BY value, year) FILTER (WHERE value IS NOT NULL), []) AS ascending
                    FROM map_part WHERE t = $t GROUP BY cell_id, model)
                  SELECT cell_id, model, first_year,
-                        CASE WHEN n = span THEN vals ELSE list_transform(range(span), i -> vals[list_position(years, (first_year + i)::INTEGER)]) END AS vals
+                        CASE WHEN NOT whole THEN NULL WHEN n = span THEN vals ELSE list_transform(range(span), i -> vals[list_position(years, (first_year + i)::INTEGER)]) END AS vals,
+                        CASE WHEN whole THEN NULL ELSE ascending END AS ascending
                  FROM series
                  ${kept ? `UNION ALL
-                 SELECT cell_id, model, first_year, vals FROM read_parquet(${sqlString(kept)})
+                 SELECT cell_id, model, first_year, vals, ascending FROM read_parquet(${sqlString(kept)})
                  WHERE cell_id BETWEEN $lo AND $hi AND cell_id NOT IN (SELECT cell_id FROM map_fresh WHERE t = $t)` : ''}
                  ORDER BY cell_id, model) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
           (kept ? { t, lo: parts[k]![0]!, hi: parts[k]!.at(-1)! } : { t }) as never,
@@ -221,9 +228,9 @@ export async function writeMapFile(
         fs.renameSync(files[t]![0]!, whole);
       } else {
         const from =
-          files[t]!.length > 0 ? `read_parquet([${files[t]!.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS first_year, NULL::DOUBLE[] AS vals LIMIT 0)';
+          files[t]!.length > 0 ? `read_parquet([${files[t]!.map(sqlString).join(', ')}])` : '(SELECT NULL::INTEGER AS cell_id, NULL::VARCHAR AS model, NULL::SMALLINT AS first_year, NULL::DOUBLE[] AS vals, NULL::STRUCT(v DOUBLE, y SMALLINT)[] AS ascending LIMIT 0)';
         // With insertion order kept (DuckDB's default), the parts are read in the list's order: no sort of the whole.
-        await conn.run(`COPY (SELECT cell_id, model, first_year, vals FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+        await conn.run(`COPY (SELECT cell_id, model, first_year, vals, ascending FROM ${from}) TO ${sqlString(whole)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
       }
       fs.renameSync(whole, outputs[t]!.target);
     }
