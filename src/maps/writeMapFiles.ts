@@ -206,12 +206,11 @@ export async function writeMapFile(
           `COPY (WITH series AS (
                    SELECT cell_id, model, min(year)::SMALLINT AS first_year, count(*) AS n, max(year) - min(year) + 1 AS span,
                           list(value ORDER BY year) AS vals, list(year::INTEGER ORDER BY year) AS years,
-                          bool_and(value IS NULL OR (value = round(value) AND abs(value) < 1e12)) AS whole,
-                          coalesce(list({'v': value, 'y': year} ORDER BY value, year) FILTER (WHERE value IS NOT NULL), []) AS ascending
+                          bool_and(value IS NULL OR (value = round(value) AND abs(value) < 1e12)) AS whole
                    FROM map_part WHERE t = $t GROUP BY cell_id, model)
                  SELECT cell_id, model, first_year,
                         CASE WHEN NOT whole THEN NULL WHEN n = span THEN vals ELSE list_transform(range(span), i -> vals[list_position(years, (first_year + i)::INTEGER)]) END AS vals,
-                        CASE WHEN whole THEN NULL ELSE ascending END AS ascending
+                        CASE WHEN whole THEN NULL ELSE list_sort(list_filter(list_transform(vals, (v, i) -> {'v': v, 'y': years[i]::SMALLINT}), x -> x.v IS NOT NULL)) END AS ascending
                  FROM series
                  ${kept ? `UNION ALL
                  SELECT cell_id, model, first_year, vals, ascending FROM read_parquet(${sqlString(kept)})
