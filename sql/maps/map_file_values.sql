@@ -11,10 +11,9 @@
 -- window of the ascending list is already in that order; whole numbers below 1e12 have every
 -- partial sum exact in any order, so theirs is a slice of the values by year, unsorted; only
 -- pieces put together that are not all whole numbers are sorted here.
--- Then, as span -1 - f, each cell that file f of $files holds. $lo..$hi, the range of $ids (the ids
--- as comma-separated text), lets the scans skip the row groups of other cells (the files are sorted
--- by cell). Each file is scanned once for the values and once for its cells' ids alone: a CTE read
--- twice was materialized, values and all.
+-- $lo..$hi, the range of $ids (the ids as comma-separated text), lets the scan skip the row groups
+-- of other cells (the files are sorted by cell). Which cells each file holds is read apart, once
+-- per file (src/maps/mapFileCells.ts).
 WITH reads AS (
   SELECT unnest($read_file::VARCHAR[]) AS file, unnest($read_model::VARCHAR[]) AS model, unnest($read_span::INTEGER[]) AS span,
          unnest($read_start::INTEGER[]) AS s, unnest($read_end::INTEGER[]) AS e
@@ -37,7 +36,3 @@ windows AS (
 )
 SELECT cell_id::INTEGER AS cell_id, span, list_sum(w) AS total, list_count(w)::INTEGER AS n
 FROM windows
-UNION ALL
-SELECT DISTINCT cell_id::INTEGER, (-list_position($files::VARCHAR[], filename))::INTEGER, NULL::DOUBLE, 0
-FROM read_parquet($files::VARCHAR[], filename = true)
-WHERE cell_id BETWEEN $lo AND $hi AND cell_id IN (SELECT unnest(string_split($ids, ','))::INTEGER)

@@ -5,6 +5,7 @@ import { statistic, type AcrossModelStat } from '../indicators/acrossModels.js';
 import { dataScenario, type IndicatorPlan } from '../indicators/indicatorPlan.js';
 import { changeOf } from '../indicators/periodChanges.js';
 import type { Catalog } from '../reference/catalog.js';
+import { holdsCell, mapFileCells } from './mapFileCells.js';
 import { existingMapFile } from './mapFiles.js';
 
 /**
@@ -138,6 +139,7 @@ export async function mapFileAnswers(catalog: Catalog, queries: QueryPool, plan:
   const nSpans = read.spans.length;
   if (cellIds.length === 0 || nSpans === 0) return cellIds.map(() => undefined);
   const reads = read.spans.flatMap((s, k) => s.files.map((file) => ({ k, file, ...s })));
+  const heldBy = await Promise.all(read.files.map((file) => mapFileCells(queries, file)));
   const result = await queries.run((conn) =>
     conn.run(sqlFile('maps/map_file_values.sql'), {
       files: listValue(read.files),
@@ -154,24 +156,17 @@ export async function mapFileAnswers(catalog: Catalog, queries: QueryPool, plan:
       hi: Math.max(...cellIds),
     } as never),
   );
-  // Per cell, each span's mean (NaN where it has none), and which files hold the cell.
-  const nFiles = read.files.length;
+  // Per cell, each span's mean (NaN where it has none).
   const means = new Float64Array(cellIds.length * nSpans).fill(NaN);
-  const held = new Uint8Array(cellIds.length * nFiles);
   for (let k = 0; k < result.chunkCount; k++) {
     const chunk = result.getChunk(k);
-    // A total is null only on the rows of files held (span < 0) and where n is 0.
+    // A total is null only where n is 0.
     const [cell, span, total, n] = [0, 1, 2, 3].map((c) => (chunk.getColumnVector(c) as unknown as TypedItems).items);
     const rows = chunk.rowCount;
-    for (let r = 0; r < rows; r++) {
-      const c = at.get(cell![r]!)!;
-      const s = span![r]!;
-      if (s < 0) held[c * nFiles + (-s - 1)] = 1;
-      else if (n![r]! > 0) means[c * nSpans + s] = total![r]! / n![r]!;
-    }
+    for (let r = 0; r < rows; r++) if (n![r]! > 0) means[at.get(cell![r]!)! * nSpans + span![r]!] = total![r]! / n![r]!;
   }
-  return cellIds.map((_, c) => {
-    for (let f = 0; f < nFiles; f++) if (!held[c * nFiles + f]) return undefined;
+  return cellIds.map((id, c) => {
+    if (heldBy.some((cells) => !holdsCell(cells, id))) return undefined;
     const values = read.values((s) => {
       const v = means[c * nSpans + s]!;
       return Number.isNaN(v) ? null : v;
