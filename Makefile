@@ -9,7 +9,7 @@ TSX := node_modules/.bin/tsx
 # DuckDB results (released by their finalizers only): peak RSS under make bench 550-620 -> 380 MB.
 SERVER_NODE_OPTIONS ?= --max-old-space-size=256
 
-.PHONY: help setup build run reload test test-fast data summaries user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model fetch ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
+.PHONY: help setup build run reload test test-fast data summaries map-files user migrate bench bench-layout typecheck ingest bench-ingest bench-first-run bench-build bench-budget bench-soak bench-explorer bench-catalog archive-model fetch ingest-enqueue ingest-worker ingest-status bench-queue export-worker bench-export
 
 help:
 	@echo "make run    - npm ci when needed, then serve on PORT (default 8080), building the default data meanwhile if missing"
@@ -20,6 +20,7 @@ help:
 	@echo "make build  - compile src/ into dist/ (make run does it when needed)"
 	@echo "make data   - (re)build the default data; DATA_CITIES=50 DATA_SEED=1 DATA_DIR=data/build"
 	@echo "make summaries - rewrite the per-cell summaries of DATA_DIR (after upgrading the service)"
+	@echo "make map-files - rewrite only the map files of DATA_DIR (after an upgrade changed their layout; much faster than make summaries)"
 	@echo "make user EMAIL=... PASSWORD=...  - create or reset an account; prints its API token last"
 	@echo "make migrate - create or upgrade the accounts schema in PostgreSQL (ACCOUNTS_URL)"
 	@echo "make bench  - load benchmark on the default data (docs/benchmarks.md)"
@@ -87,6 +88,9 @@ data: $(STAMP)
 
 summaries: $(DIST)
 	DATA_DIR="$(DATA_DIR)" node dist/cli/summaries.js
+
+map-files: $(DIST)
+	DATA_DIR="$(DATA_DIR)" node dist/cli/mapFiles.js
 
 user: $(DIST)
 	@EMAIL="$(EMAIL)" PASSWORD="$(PASSWORD)" node dist/cli/user.js

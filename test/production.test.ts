@@ -97,6 +97,15 @@ describe('production build', () => {
     const summaries = compiled('cli/summaries.js');
     expect(summaries.status, summaries.stderr).toBe(0);
     expect(summaries.stdout).toMatch(/^Wrote the summaries of [1-9]\d* partitions/);
+    // The map files alone: written again where a file of an older layout stood (the layout is in its key).
+    const mapDir = path.join(dataDir, 'maps', 'NEX-GDDP', 'RCP85');
+    const mapNames = fs.readdirSync(mapDir).sort();
+    const frostFile = mapNames.find((n) => n.startsWith('frost_days-'))!;
+    fs.renameSync(path.join(mapDir, frostFile), path.join(mapDir, 'frost_days-000000000000.parquet'));
+    const mapFiles = compiled('cli/mapFiles.js');
+    expect(mapFiles.status, mapFiles.stderr).toBe(0);
+    expect(mapFiles.stdout).toMatch(/^Wrote [1-9]\d* map files/);
+    expect(fs.readdirSync(mapDir).sort()).toEqual(mapNames);
     // Every import of the ingest command resolved: it got as far as checking its arguments.
     const ingest = compiled('cli/ingest.js');
     expect(ingest.status, ingest.stderr).toBe(2);

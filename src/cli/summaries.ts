@@ -6,24 +6,12 @@
  * Compiled, without make: DATA_DIR=... node dist/cli/summaries.js
  */
 import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { loadConfig } from '../config.js';
 import { openDuckDB } from '../db/duckdb.js';
 import { writeAllSummaries } from '../ingest/summaries.js';
 import { writeBuildMapFiles } from '../maps/writeMapFiles.js';
+import { buildDataDir } from './buildDataDir.js';
 
-let dataDir: string;
-try {
-  dataDir = path.resolve(loadConfig().DATA_DIR);
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
-if (!fs.existsSync(path.join(dataDir, 'manifest.json'))) {
-  console.error(`No data build in ${dataDir}: build one with \`make data\` (it writes the summaries too), or set DATA_DIR.`);
-  process.exit(2);
-}
+const dataDir = buildDataDir();
 const started = Date.now();
 const db = await openDuckDB({ threads: os.availableParallelism(), memoryLimit: '2GB' });
 try {
