@@ -6,16 +6,16 @@ import type { IndicatorVariables } from '../indicators/params.js';
 /**
  * The map files: per (dataset, scenario, indicator) at its default parameters, each model's yearly
  * value of the indicator in every cell with data, so that a map reads one value per (cell, model,
- * year) instead of the days. Written at build, ingest and `make summaries` (writeMapFiles.ts), read
- * by mapFileValues.ts. A row per cell and model (cell_id, model, first_year, vals, ascending),
- * sorted by cell and model in small row groups, so that a box reads only its cells' groups. A
- * series of whole numbers (counts, whose sums are exact in any order) is `vals`, its values of
- * consecutive years from first_year (a null where a year has no value or no row), and a window is
- * a slice of it; any other is `ascending`, its non-null values in ascending order with their years
- * ({v, y}), and a window is the list filtered by year, already in the order its mean adds them:
- * sorting each model's window at every request was half of a large map's time, and a row of
- * yearly values per year took 10 times as long to read and group. The other column is null. A
- * cell is in a file exactly when the file's values were computed for it.
+ * year) instead of the days. Written at build, ingest, `make summaries` and `make map-files`
+ * (writeMapFiles.ts), read by mapFileValues.ts. A row per cell and model (cell_id, model,
+ * first_year, vals, ascending), sorted by cell and model in small row groups, so that a box reads
+ * only its cells' groups. A series of whole numbers (counts, whose sums are exact in any order) is
+ * `vals`, its values of consecutive years from first_year (a null where a year has no value or no
+ * row), and a window is a slice of it; any other is `ascending`, its non-null values in ascending
+ * order with their years ({v, y}), and a window is the list filtered by year, already in the order
+ * its mean adds them: sorting each model's window at every request was half of a large map's time,
+ * and a row of yearly values per year took 10 times as long to read and group. The other column is
+ * null. A cell is in a file exactly when the file's values were computed for it.
  *
  *   maps/<dataset>/<scenario>/<indicator>-<key>.parquet
  *
