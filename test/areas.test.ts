@@ -217,6 +217,11 @@ describe('raw daily data over an area', () => {
   it("combines each model's day over the cells, then across models", async () => {
     const bbox = '-74.1,40.6,-73.8,40.8';
     const res = await get(`/api/climate-data/area/RCP85/?bbox=${bbox}&years=2051&variables=tasmax,pr`).expect(200);
+    // Years with a gap read only the years asked for.
+    const gapped = await get(`/api/climate-data/area/RCP85/?bbox=${bbox}&years=2050,2052&variables=tasmax,pr`).expect(200);
+    expect(Object.keys(gapped.body.data)).toEqual(['2050', '2052']);
+    const y2050 = await get(`/api/climate-data/area/RCP85/?bbox=${bbox}&years=2050&variables=tasmax,pr`).expect(200);
+    expect(gapped.body.data['2050']).toEqual(y2050.body.data['2050']);
     const cells = res.body.area.properties.cells as AreaCell[];
     expect(cells.length).toBeGreaterThan(1);
     expect(res.body).toMatchObject({ area_agg: 'mean', dataset: 'NEX-GDDP', scenario: 'RCP85', climate_models: t.catalog.datasetByName.get('NEX-GDDP')!.models, variables: ['tasmax', 'pr'] });
