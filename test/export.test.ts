@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { listValue } from '@duckdb/node-api';
 import h5wasm from 'h5wasm/node';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -590,6 +591,23 @@ describe('the runner is a process of its own', { timeout: LONG }, () => {
       expect(compared).toBe(lats.length * lons.length * time.length);
     } finally {
       f.close();
+    }
+  });
+
+  it("the runner's DuckDB keeps no copy of the files it reads (its external file cache is off)", async () => {
+    const engine = await openExportEngine('256MB');
+    try {
+      const dir = path.join(t.catalog.dataDir, 'climate', DATASET, 'ssp245');
+      const files = fs.readdirSync(dir).map((f) => path.join(dir, f));
+      const cached = await engine.queries.run(async (conn) => {
+        await conn.run('SELECT count(*), sum(tasmax) FROM read_parquet($files)', { files: listValue(files) });
+        const rows = (await conn.runAndReadAll(`SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE FROM duckdb_memory() WHERE tag = 'EXTERNAL_FILE_CACHE'`)).getRowsJS();
+        return Number(rows[0]![0]);
+      });
+      // With the cache on, the bytes read stay in DuckDB's memory (up to its limit) until it closes.
+      expect(cached).toBe(0);
+    } finally {
+      await engine.db.close();
     }
   });
 
