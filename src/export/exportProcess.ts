@@ -64,7 +64,8 @@ export class ExportChildProcess {
   private start(): Promise<ChildProcess> {
     const { heapMb, ...options } = this.opts;
     const child = fork(childScript(), [JSON.stringify(options)], {
-      execArgv: [`--max-old-space-size=${heapMb}`],
+      // --expose-gc: the runner frees DuckDB's results as it reads them (resultMemory.ts).
+      execArgv: [`--max-old-space-size=${heapMb}`, '--expose-gc'],
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       serialization: 'json',
     });

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { QueryPool } from '../db/queryPool.js';
 import { sqlFile } from '../db/sqlFiles.js';
+import { resultRead } from './resultMemory.js';
 import { ServiceError } from '../errors.js';
 import { indicatorRowsOfCells } from '../indicators/indicatorData.js';
 import { MOST_CELLS } from '../indicators/query.js';
@@ -108,6 +109,8 @@ export async function writeIndicatorNetcdf(queries: QueryPool, found: IndicatorC
         }
         series![period[r]!] = value[r]!;
       }
+      // Four INTEGER columns and a DOUBLE.
+      resultRead(chunk.rowCount * 24);
     }
     await flush();
   }, signal);

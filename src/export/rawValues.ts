@@ -9,6 +9,7 @@ import type { ExportPlan } from './exportPlan.js';
 import type { NetcdfFile } from './netcdfThread.js';
 import { FILL, type NetcdfVariableHeader } from './netcdfWriter.js';
 import { daysSince1950, type PlaceGrid } from './placeGrid.js';
+import { resultRead } from './resultMemory.js';
 
 /** CF names of the raw variables; a variable missing here still exports, named by itself. */
 const CF: Partial<Record<Variable, { standard_name: string; long_name: string }>> = {
@@ -75,6 +76,8 @@ export async function writeRawNetcdf(dataDir: string, queries: QueryPool, plan: 
         for (let m = 0; m < models.length; m++) await writer.writeSeries(v, m, position, series[v]!.subarray(m * steps, (m + 1) * steps));
       }
     }
+    // model_index and day (INTEGER), and a FLOAT per variable.
+    resultRead(result.rowCount * (8 + 4 * variables.length));
     await step();
   }
   } finally {
