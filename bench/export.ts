@@ -17,6 +17,10 @@
  * the same data beside this one, each format on both, so that before and after are one run.
  * BENCH_EXPORT_QUEUE=1 also runs the queue path (redis-server, make export-worker): two Parquet exports
  * on 1 and on 2 workers.
+ * BENCH_EXPORT_LARGE=1 also exports near EXPORT_MAX_VALUES (2 G): the maps bench's state-sized box
+ * (1,120 NEX-GDDP-CMIP6 cells, a region build of the default build kept under
+ * .tmp/bench-export-region), ssp585 2050-2099, 32 models, 3 variables, 1.96 G values, as Parquet and
+ * NetCDF, with /healthz asked every 500 ms beside it (about 5 minutes a server, 8 GB of disk at most).
  *   BENCH_EXPORT_FORMATS=netcdf,parquet,csv
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -26,6 +30,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/config.js';
 import { startRedis } from '../scripts/localServers/redis.js';
+import { writeRegionBuild } from '../scripts/largeCatalog/regionBuild.js';
+import { boxBbox, MAP_REGIONS } from './mapRegions.js';
 
 const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 1);
 const FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'netcdf,parquet,csv').split(',');
@@ -169,10 +175,10 @@ interface Run {
   stillSeconds: number;
 }
 
-async function exportOnce(server: Server, format: string, during?: () => Promise<void>): Promise<Run> {
+async function exportOnce(server: Server, format: string, during?: () => Promise<void>, body: object = BODY): Promise<Run> {
   const cpu0 = tree(server.pid).reduce((n, p) => n + cpuSeconds(p), 0);
   const t0 = performance.now();
-  const posted = await api(server, 'POST', '/api/export/', { ...BODY, format });
+  const posted = await api(server, 'POST', '/api/export/', { ...body, format });
   if (posted.status !== 202) throw new Error(`POST answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   let peakServerMb = 0;
   let peakTreeMb = 0;
@@ -256,6 +262,58 @@ async function queueRound(): Promise<string[]> {
   return lines;
 }
 
+/** The large export's build: the default build with the maps bench's state-sized box given data (kept while both are the same). */
+async function largeBuild(): Promise<string> {
+  const dir = path.join(ROOT, '.tmp', 'bench-export-region');
+  const baseId = (JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'manifest.json'), 'utf8')) as { build_id: string }).build_id;
+  const key = `${baseId} ${fs.statSync(new URL('../scripts/largeCatalog/regionBuild.ts', import.meta.url)).mtimeMs}`;
+  const stamp = `${dir}.key`;
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === key) return dir;
+  console.log(`writing the large export's region build into ${dir} (links to the default build's files)...`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  await writeRegionBuild(DATA_DIR, dir, [MAP_REGIONS[0]!.box], ['ssp585'], `bench-export-${baseId}`);
+  fs.writeFileSync(stamp, key);
+  return dir;
+}
+
+/** Exports of about 2 G values as Parquet and NetCDF, /healthz asked every 500 ms beside each. */
+async function largeRound(roots: { name: string; root: string }[]): Promise<string[]> {
+  const dir = await largeBuild();
+  const box = MAP_REGIONS[0]!.box;
+  const bbox = boxBbox(box);
+  const body = { dataset: box.dataset, scenarios: ['ssp585'], years: '2050:2099', variables: ['tasmax', 'tasmin', 'pr'], area: { bbox } };
+  const lines = [`\nNear EXPORT_MAX_VALUES: ${box.count} ${box.dataset} cells (bbox ${bbox}), ssp585 2050-2099, every model, tasmax, tasmin and pr`, '| server | format | seconds, POST to done | M values/s | CPU s | peak RSS server / all MB | file MB | longest s without progress | /healthz: answered, slowest ms |', '|---|---|---|---|---|---|---|---|---|'];
+  for (const { name, root } of roots) {
+    const server = await startServer(name, root, { DATA_DIR: dir });
+    try {
+      for (const format of ['parquet', 'netcdf']) {
+        let running = true;
+        const health = { ok: 0, all: 0, slowest: 0 };
+        const poll = (async () => {
+          while (running) {
+            const t0 = performance.now();
+            health.all++;
+            try {
+              if ((await fetch(`${server.url}/healthz`)).ok) health.ok++;
+            } catch {
+              /* counted as not answered */
+            }
+            health.slowest = Math.max(health.slowest, performance.now() - t0);
+            await sleep(500);
+          }
+        })();
+        const r = await exportOnce(server, format, undefined, body).finally(() => (running = false));
+        await poll;
+        console.log(`${name} ${format} (large): ${r.ok ? 'done' : `FAILED (${r.error})`} in ${r.seconds.toFixed(1)} s`);
+        lines.push(`| ${r.server} | ${r.format} | ${r.ok ? r.seconds.toFixed(1) : `failed: ${r.error}`} | ${r.ok ? (r.values / r.seconds / 1e6).toFixed(2) : '-'} | ${r.cpu.toFixed(1)} | ${r.peakServerMb.toFixed(0)} / ${r.peakTreeMb.toFixed(0)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.stillSeconds.toFixed(1)} | ${health.ok}/${health.all}, ${health.slowest.toFixed(0)} |`);
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  return lines;
+}
+
 async function main() {
   if (!fs.existsSync(path.join(DATA_DIR, 'manifest.json'))) throw new Error(`No data build in ${DATA_DIR}: run make setup first.`);
   const servers = [await startServer('this', ROOT)];
@@ -298,6 +356,10 @@ async function main() {
   }
   for (const l of latency) console.log(l);
   if (process.env.BENCH_EXPORT_QUEUE === '1') for (const l of await queueRound()) console.log(l);
+  if (process.env.BENCH_EXPORT_LARGE === '1') {
+    const roots = [...(process.env.BENCH_BASELINE ? [{ name: 'baseline', root: path.resolve(process.env.BENCH_BASELINE) }] : []), { name: 'this', root: ROOT }];
+    for (const l of await largeRound(roots)) console.log(l);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -30,6 +30,14 @@ function box(lat: number, lon: number, rows: number, cols: number): CellBox {
   return { dataset: DATASET, row0: Math.round((lat - g.lat0) / g.size), col0: Math.round((lon - g.lon0) / g.size), cols, count: rows * cols };
 }
 
+/** The bbox parameter of a box: inside its edges, so that only its cells' centres are in it. */
+export function boxBbox(b: CellBox): string {
+  const g = GRIDS[b.dataset]!;
+  const south = g.lat0 + b.row0 * g.size;
+  const west = g.lon0 + b.col0 * g.size;
+  return [west + 0.01, south + 0.01, west + b.cols * g.size - 0.01, south + (b.count / b.cols) * g.size - 0.01].map((x) => x.toFixed(3)).join(',');
+}
+
 export const MAP_REGIONS = [
   // About Colorado's size: the issue's state-sized box.
   { name: 'state-sized box', box: box(37, -109, 28, 40) },
@@ -99,12 +107,8 @@ export async function mapRegionBench(base: string, kit: ServerKit, rounds = 8, c
   const only = process.env.BENCH_MAP_REGIONS?.split(',').map(Number);
   for (const region of MAP_REGIONS.filter((r) => !only || only.includes(r.box.count))) {
     const builds = await regionBuilds(base, region, log);
-    const g = GRIDS[DATASET]!;
     const b = region.box;
-    const south = g.lat0 + b.row0 * g.size;
-    const west = g.lon0 + b.col0 * g.size;
-    // Inside the box's edges, so that only its cells' centres are in it.
-    const bbox = [west + 0.01, south + 0.01, west + b.cols * g.size - 0.01, south + (b.count / b.cols) * g.size - 0.01].map((x) => x.toFixed(3)).join(',');
+    const bbox = boxBbox(b);
     for (const [label, dir] of [['map files', builds.withMaps], ['summaries (no map files)', builds.withoutMaps]] as const) {
       const port = await kit.freePort();
       const url = `http://127.0.0.1:${port}`;
